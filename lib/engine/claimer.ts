@@ -1,0 +1,150 @@
+import type { ClaimOutcome, JobRecord, Store } from '../store/store.js';
+
+export interface ClaimerOptions {
+  readonly store: Store;
+  readonly queue: string;
+  readonly workerId: string;
+  readonly lockMs: number;
+  readonly batch: number;
+  /** Slots not taken by held jobs. */
+  readonly capacity: () => number;
+  /** Job names to step over right now. */
+  readonly exclude: () => string[];
+  readonly onClaimed: (records: JobRecord[]) => void;
+  /** A claim found the queue empty. */
+  readonly onEmpty: () => void;
+  readonly report: (err: unknown, context: string) => void;
+}
+
+/**
+ * When and how much a worker claims. It claims into free slots, goes idle
+ * when a claim comes back short, and wakes on a sched message only for the
+ * slots the wake-hint budget grants it (seed 000), so N new jobs wake about N
+ * workers. A wake-up heard while every slot was taken is answered as soon as
+ * a claim comes back short: the job it announced may have been added after
+ * that claim ran.
+ */
+export class Claimer {
+  /** Slots asked for by claims in flight. */
+  private reserved = 0;
+  private pendingWake = false;
+  private running = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Set while a rate limit or throttle forbids starting jobs: claims wait for it. */
+  private waitTimer: NodeJS.Timeout | undefined;
+  /** The last look found nothing to claim. */
+  idle = false;
+
+  constructor(private readonly o: ClaimerOptions) {}
+
+  start(): void {
+    this.running = true;
+    this.fill();
+  }
+
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
+  }
+
+  /** Resolves once claims already sent have been answered. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  free(): number {
+    return this.o.capacity() - this.reserved;
+  }
+
+  /** Claims up to `limit` jobs into free slots. */
+  fill(limit = Infinity): void {
+    if (!this.running || this.waitTimer) return;
+    const count = Math.min(this.free(), limit, this.o.batch);
+    if (count <= 0) return;
+    this.reserved += count;
+    const claim = this.o.store
+      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, exclude: this.o.exclude() })
+      .then(
+        (outcome) => {
+          this.reserved -= count;
+          this.o.onClaimed(outcome.jobs);
+          this.answered(outcome, count);
+        },
+        (err) => {
+          this.reserved -= count;
+          this.o.report(err, 'claiming jobs failed; retrying at the next poll');
+        },
+      )
+      .finally(() => this.inFlight.delete(claim));
+    this.inFlight.add(claim);
+  }
+
+  /** What to do after a claim (or a complete's claim of the next job) for `asked` slots. */
+  answered(outcome: ClaimOutcome, asked: number): void {
+    if (outcome.jobs.length >= asked) {
+      this.idle = false;
+      this.fill();
+    } else if (outcome.waitMs > 0) {
+      this.waitFor(outcome.waitMs);
+    } else {
+      this.short();
+    }
+  }
+
+  /**
+   * The queue (or every group with work) is at its rate limit: claim again
+   * when the window reopens rather than going idle, since no add will
+   * announce that moment.
+   */
+  waitFor(ms: number): void {
+    if (!this.running || this.waitTimer) return;
+    this.idle = false;
+    this.waitTimer = setTimeout(() => {
+      this.waitTimer = undefined;
+      this.fill();
+    }, ms);
+  }
+
+  /** A claim came back with fewer jobs than asked: nothing more is waiting. */
+  short(): void {
+    this.idle = true;
+    if (this.pendingWake) {
+      this.pendingWake = false;
+      this.wake();
+    } else {
+      this.o.onEmpty();
+    }
+  }
+
+  /** New work was announced: spend wake-hint budget for the free slots, then claim what was granted. */
+  wake(): void {
+    if (!this.running) return;
+    const free = this.free();
+    if (free <= 0) {
+      this.pendingWake = true;
+      return;
+    }
+    this.o.store.notify.consumeWakeHint(this.o.queue, free).then(
+      (granted) => {
+        if (granted > 0) {
+          this.idle = false;
+          this.fill(granted);
+        }
+      },
+      (err) => this.o.report(err, 'reading the wake-hint budget failed'),
+    );
+  }
+
+  /** Messages may have been missed (subscription dropped), or a cap was lifted: look for work. */
+  look(): void {
+    this.idle = false;
+    this.fill();
+  }
+
+  /** A slot was freed by a finished job. */
+  slotFreed(): void {
+    if (this.idle) this.o.onEmpty();
+    else this.fill();
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Every error Spool throws or records. Argument errors name the field and
+ * the fix; job errors carry the `reason` recorded with a dead letter.
+ */
+
+/** Base class: `instanceof SpoolError` catches everything Spool throws on purpose. */
+export class SpoolError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A bad argument: `field` names it (e.g. `opts.delay`, `data.user.id`). Nothing was written. */
+export class InvalidArgumentError extends SpoolError {
+  constructor(readonly field: string, problem: string, readonly fix?: string) {
+    super(`${field} ${problem}${fix ? `: ${fix}` : ''}`);
+  }
+}
+
+/** An option that does not exist (usually a typo). */
+export class UnknownOptionError extends InvalidArgumentError {
+  constructor(field: string, known: readonly string[]) {
+    const guess = closest(field.split('.').pop() ?? field, known);
+    super(field, 'is not an option', guess ? `did you mean "${guess}"?` : `known options: ${known.join(', ')}`);
+  }
+}
+
+/** The payload is larger than the queue's `maxPayloadBytes`. Nothing was written. */
+export class PayloadTooLargeError extends InvalidArgumentError {
+  constructor(field: string, readonly bytes: number, readonly limit: number) {
+    super(field, `is ${bytes} bytes encoded, over the limit of ${limit}`, 'store large payloads elsewhere and pass a reference, or raise maxPayloadBytes');
+  }
+}
+
+/** add()/addBulk() would pass the queue's maxWaiting (or a group's maxWaitingPerGroup). Nothing was written. */
+export class QueueFullError extends SpoolError {
+  constructor(readonly queue: string, readonly limit: number, readonly group?: string) {
+    super(
+      group === undefined
+        ? `queue "${queue}" is full: it holds its limit of ${limit} waiting jobs (maxWaiting); nothing was added`
+        : `group "${group}" of queue "${queue}" is full: it holds its limit of ${limit} waiting jobs (maxWaitingPerGroup); nothing was added`,
+    );
+  }
+}
+
+/**
+ * Throw it from a handler when a downstream service rate-limits you: the job
+ * goes back to delayed for `retryAfter` ms without spending the attempt, and
+ * the whole queue starts nothing new until then.
+ */
+export class RateLimitedError extends SpoolError {
+  constructor(readonly retryAfter: number, message = `rate limited downstream; retrying after ${retryAfter} ms`) {
+    super(message);
+    if (!Number.isFinite(retryAfter) || retryAfter < 0) {
+      throw new InvalidArgumentError('RateLimitedError retryAfter', `must be a number of ms >= 0, got ${retryAfter}`);
+    }
+  }
+}
+
+/** Error classes whose jobs go straight to the dead letters, with this reason. */
+export abstract class TerminalJobError extends SpoolError {
+  abstract readonly reason: string;
+}
+
+/** Throw it from a handler to dead-letter the job at once, without further attempts. */
+export class UnrecoverableError extends TerminalJobError {
+  readonly reason: string = 'unrecoverable';
+}
+
+/** The job has no handler for its name. */
+export class NoHandlerError extends TerminalJobError {
+  readonly reason = 'no-handler';
+  constructor(readonly jobName: string, queue: string) {
+    super(`no handler for job name "${jobName}" in queue "${queue}"`);
+  }
+}
+
+/** The job's deadline passed: it is not worth running any more. */
+export class DeadlineExceededError extends TerminalJobError {
+  readonly reason = 'deadline';
+}
+
+/** The payload failed validation (at the worker: stored before a schema change, or added without validation). */
+export class JobValidationError extends TerminalJobError {
+  readonly reason = 'validation';
+  constructor(message: string, readonly constraints: readonly string[] = []) {
+    super(message);
+  }
+}
+
+/** The stored job cannot be decoded (broken JSON, missing fields). */
+export class CorruptJobError extends TerminalJobError {
+  readonly reason = 'corrupt';
+}
+
+/** The handler returned something JSON cannot carry (BigInt, a cycle...). */
+export class ResultSerializationError extends TerminalJobError {
+  readonly reason = 'result';
+}
+
+/** The attempt ran past the job's `timeout`; it is retried while attempts remain. */
+export class JobTimeoutError extends SpoolError {
+  readonly reason = 'timeout';
+  constructor(readonly timeout: number) {
+    super(`the attempt ran past its timeout of ${timeout} ms`);
+  }
+}
+
+/** The worker no longer holds the job's lease (reaped after expiry, or re-claimed). Nothing was written. */
+export class LeaseLostError extends SpoolError {
+  constructor(readonly jobId: string, what = 'the lease') {
+    super(`${what} of job ${jobId} is no longer held by this worker; nothing was written`);
+  }
+}
+
+/** The job was cancelled (job.signal's reason). */
+export class JobCancelledError extends SpoolError {
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} was cancelled`);
+  }
+}
+
+/** The worker is shutting down and handed the job back (job.signal's reason). */
+export class WorkerClosingError extends SpoolError {
+  constructor(readonly jobId: string) {
+    super(`the worker is shutting down; job ${jobId} was released for another worker`);
+  }
+}
+
+/** A call on a closed Queue or Worker. */
+export class ClosedError extends SpoolError {}
+
+function closest(word: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}

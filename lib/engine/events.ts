@@ -1,0 +1,24 @@
+import type { JobState } from '../store/store.js';
+import type { ActiveJob } from './job.js';
+
+/**
+ * What a Worker emits, each after the matching write was acknowledged by Redis.
+ * `failed` fires for every failed attempt; `next` says whether it will be retried.
+ */
+export interface WorkerEvents<Data = unknown, Result = unknown> {
+  active: [job: ActiveJob<Data, Result>];
+  completed: [job: ActiveJob<Data, Result>, result: Result];
+  failed: [job: ActiveJob<Data, Result>, error: Error, next: 'retry' | 'dead'];
+  cancelled: [job: ActiveJob<Data, Result>];
+  /** The handler threw RateLimitedError: the job waits `retryAfter` ms (attempt not spent) and the queue pauses that long. */
+  rateLimited: [job: ActiveJob<Data, Result>, retryAfter: number];
+  /** This worker's reaper took a job whose holder died or blocked past its lease; `state` is where it went. */
+  stalled: [jobId: string, state: JobState];
+  progress: [job: ActiveJob<Data, Result>, progress: unknown];
+  /** The queue had nothing more to claim. */
+  drained: [];
+  error: [error: Error];
+  closed: [];
+}
+
+export type WorkerEventName = keyof WorkerEvents;

@@ -1,0 +1,44 @@
+import type { JobRecord, Lease } from '../store/store.js';
+import { DeadlineExceededError, JobTimeoutError } from './errors.js';
+import { ActiveJob, type LeaseWriter } from './job.js';
+
+/** A job a worker holds under a lease: the handler's job, its abort switch and its bookkeeping. */
+export class HeldJob<Data, Result> {
+  readonly job: ActiveJob<Data, Result>;
+  readonly lease: Lease;
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  /** The handler was started (a job over its name's cap waits parked first). */
+  started = false;
+  /** The outcome is being written or the job was handed back: a later settle of the handler changes nothing. */
+  finishing = false;
+  /** The lease is known to be gone (reaped): nothing will be written for this job. */
+  lost = false;
+  /** The write of the outcome, once finishing. */
+  writing: Promise<void> | undefined;
+
+  constructor(queueName: string, record: JobRecord, writer: (lease: Lease) => LeaseWriter) {
+    this.lease = { id: record.id, token: record.token ?? '' };
+    this.job = new ActiveJob<Data, Result>(queueName, record, this.controller.signal, writer(this.lease));
+  }
+
+  /** Aborts job.signal; the first reason wins. */
+  abort(reason: Error): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  /** Fires `onExpire` at the job's timeout or deadline, whichever comes first, with the matching error. */
+  armTimer(onExpire: (error: Error) => void): void {
+    const { job } = this;
+    const timeout = job.opts.timeout;
+    const untilDeadline = job.deadline === undefined ? Infinity : job.deadline - Date.now();
+    if (timeout === undefined && untilDeadline === Infinity) return;
+    const byDeadline = untilDeadline <= (timeout ?? Infinity);
+    const error = byDeadline ? new DeadlineExceededError(`job ${job.id} ran past its deadline`) : new JobTimeoutError(timeout!);
+    this.timer = setTimeout(() => onExpire(error), Math.max(0, Math.min(untilDeadline, timeout ?? Infinity)));
+  }
+
+  clearTimer(): void {
+    clearTimeout(this.timer);
+  }
+}

@@ -1,0 +1,115 @@
+import type { JobRecord, JobState } from '../store/store.js';
+import type { StoredJobOptions } from './options.js';
+
+/** Why the last attempt failed (and, for a dead letter, why it died). */
+export interface JobError {
+  readonly message: string;
+  readonly stack: string;
+  /** Error class name or code. */
+  readonly code: string;
+  /** For dead letters: error, unrecoverable, stalled, deadline, timeout, validation, no-handler, corrupt, result. */
+  readonly reason?: string;
+}
+
+type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
+
+function decode<T>(text: string | undefined, field: string): Decoded<T | undefined> {
+  if (text === undefined) return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) as T };
+  } catch (err) {
+    return { ok: false, problem: `${field} is not valid JSON (${(err as Error).message})` };
+  }
+}
+
+/**
+ * A job as read from Redis: a snapshot, not a live object. Fields of stored
+ * JSON that cannot be decoded are left undefined and named in `corruption`.
+ */
+export class Job<Data = unknown, Result = unknown> {
+  readonly id: string;
+  readonly name: string;
+  readonly data: Data;
+  readonly opts: StoredJobOptions;
+  readonly state: JobState;
+  /** Attempts started so far, the running one included (a stall does not count). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly priority: number;
+  /** Times the job's worker died or blocked past its lease. */
+  readonly stalled: number;
+  readonly createdAt: number;
+  readonly runAt?: number;
+  readonly startedAt?: number;
+  readonly finishedAt?: number;
+  readonly deadline?: number;
+  readonly progress?: unknown;
+  readonly result?: Result;
+  readonly error?: JobError;
+  readonly cancelRequested: boolean;
+  /** Group (tenant) id, when added with opts.group. */
+  readonly group?: string;
+  /** What could not be decoded from the stored job, if anything. */
+  readonly corruption?: string;
+
+  /** `data`, when given, is the payload already decoded (a job just added): it saves parsing it back. */
+  constructor(readonly queueName: string, record: JobRecord, data?: { readonly value: Data }) {
+    const decodedData: Decoded<Data | undefined> = data ? { ok: true, value: data.value } : decode<Data>(record.data, 'data');
+    const opts = decode<StoredJobOptions>(record.opts, 'opts');
+    const progress = decode<unknown>(record.progress, 'progress');
+    const result = decode<Result>(record.result, 'result');
+    const problems = [decodedData, opts, progress, result].flatMap((d) => (d.ok ? [] : [d.problem]));
+    if (!record.name) problems.push('name is missing');
+
+    this.id = record.id;
+    this.name = record.name;
+    this.data = (decodedData.ok ? decodedData.value : undefined) as Data;
+    this.opts = (opts.ok && opts.value && typeof opts.value === 'object' ? opts.value : { attempts: record.maxAttempts }) as StoredJobOptions;
+    this.state = record.state;
+    this.attempt = record.attempt;
+    this.maxAttempts = record.maxAttempts;
+    this.priority = record.priority;
+    this.stalled = record.stalled;
+    this.createdAt = record.createdAt;
+    this.runAt = record.runAt;
+    this.startedAt = record.startedAt;
+    this.finishedAt = record.finishedAt;
+    this.deadline = record.deadline;
+    this.progress = progress.ok ? progress.value : undefined;
+    this.result = result.ok ? result.value : undefined;
+    this.error = record.error && { ...record.error, ...(record.reason !== undefined && { reason: record.reason }) };
+    this.cancelRequested = record.cancelRequested;
+    if (record.group) this.group = record.group;
+    if (problems.length) this.corruption = problems.join('; ');
+  }
+}
+
+/** Writes a running job makes, each checked in Redis against its lease token. */
+export interface LeaseWriter {
+  progress(value: unknown): Promise<void>;
+  log(line: string): Promise<void>;
+}
+
+/**
+ * The job a handler runs. `signal` aborts on cancel, lease loss, timeout,
+ * deadline and shutdown (its `reason` says which); progress and log writes
+ * are refused with LeaseLostError once the lease is gone.
+ */
+export class ActiveJob<Data = unknown, Result = unknown> extends Job<Data, Result> {
+  readonly #writer: LeaseWriter;
+
+  constructor(queueName: string, record: JobRecord, readonly signal: AbortSignal, writer: LeaseWriter) {
+    super(queueName, record);
+    this.#writer = writer;
+  }
+
+  /** Records progress (any JSON value) on the job, if this worker still holds it. */
+  updateProgress(value: unknown): Promise<void> {
+    return this.#writer.progress(value);
+  }
+
+  /** Appends a line to the job's log, if this worker still holds it. */
+  log(line: string): Promise<void> {
+    return this.#writer.log(line);
+  }
+}

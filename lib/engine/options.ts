@@ -1,0 +1,256 @@
+import type { Backoff } from './backoff.js';
+import { InvalidArgumentError, UnknownOptionError } from './errors.js';
+
+/** What a finished job leaves behind: true removes it, n keeps the newest n, age (seconds) drops older ones. */
+export type Retention = boolean | number | { readonly count?: number; readonly age?: number };
+
+/** Options of one job. Every field is optional; the queue's defaultJobOptions fill the gaps. */
+export interface JobOptions {
+  /** Your id for the job: adding an id that exists returns the existing job instead of a second one. */
+  readonly jobId?: string;
+  /** Run no sooner than this many ms from now. */
+  readonly delay?: number;
+  /** Run no sooner than this time (Date or epoch ms). Exclusive with delay. */
+  readonly runAt?: Date | number;
+  /** 0 (default) runs first, up to 1,048,575; FIFO within a priority. */
+  readonly priority?: number;
+  /** Newest first within its priority. */
+  readonly lifo?: boolean;
+  /** Attempts in all, the first included. Default 1. */
+  readonly attempts?: number;
+  /** Spacing of retries: ms (fixed), an exponential/fixed policy, or { type: 'custom' } for the worker's backoffStrategy. */
+  readonly backoff?: number | Backoff;
+  /** After this time (Date or epoch ms) the job is dead-lettered instead of started or retried. */
+  readonly deadline?: Date | number;
+  /** ms one attempt may run; past it job.signal aborts and the attempt fails with JobTimeoutError. */
+  readonly timeout?: number;
+  /** At most one job per key: within ttl ms, or until that job finishes when ttl is omitted. */
+  readonly dedup?: { readonly key: string; readonly ttl?: number };
+  readonly removeOnComplete?: Retention;
+  readonly removeOnFail?: Retention;
+  /** The group (tenant) the job belongs to: groups are served round-robin, each under its own caps. */
+  readonly group?: { readonly id: string };
+}
+
+const KNOWN: readonly (keyof JobOptions)[] = [
+  'jobId',
+  'delay',
+  'runAt',
+  'priority',
+  'lifo',
+  'attempts',
+  'backoff',
+  'deadline',
+  'timeout',
+  'dedup',
+  'removeOnComplete',
+  'removeOnFail',
+  'group',
+];
+
+export const MAX_PRIORITY = 1_048_575;
+
+/** Options checked and reduced to what is stored; times are epoch ms. */
+export interface NormalizedJobOptions {
+  readonly jobId?: string;
+  readonly delay: number;
+  readonly priority: number;
+  readonly lifo: boolean;
+  readonly attempts: number;
+  readonly backoff?: Backoff;
+  readonly deadline: number;
+  readonly timeout?: number;
+  readonly dedup?: { readonly key: string; readonly ttl: number };
+  readonly removeOnComplete: string;
+  readonly removeOnFail: string;
+  readonly group?: string;
+}
+
+/** The part of the options that travels with the job as JSON, for the worker and for snapshots. */
+export interface StoredJobOptions {
+  readonly attempts: number;
+  readonly backoff?: Backoff;
+  readonly timeout?: number;
+  readonly priority?: number;
+  readonly lifo?: boolean;
+  readonly deadline?: number;
+  readonly dedup?: { readonly key: string; readonly ttl: number };
+  readonly group?: { readonly id: string };
+}
+
+export function storedOptions(o: NormalizedJobOptions): StoredJobOptions {
+  return {
+    attempts: o.attempts,
+    ...(o.backoff && { backoff: o.backoff }),
+    ...(o.timeout !== undefined && { timeout: o.timeout }),
+    ...(o.priority && { priority: o.priority }),
+    ...(o.lifo && { lifo: true }),
+    ...(o.deadline && { deadline: o.deadline }),
+    ...(o.dedup && { dedup: o.dedup }),
+    ...(o.group !== undefined && { group: { id: o.group } }),
+  };
+}
+
+/** Rejects unknown keys of an options object, with a did-you-mean. */
+export function assertKnownKeys(value: object, known: readonly string[], field: string): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new UnknownOptionError(`${field}.${key}`, known);
+  }
+}
+
+export function assertPlainObject(value: unknown, field: string): asserts value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidArgumentError(field, `must be an object, got ${describe(value)}`);
+  }
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+export function nonNegativeNumber(value: unknown, field: string, unit = 'ms'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidArgumentError(field, `must be a number of ${unit}, got ${describe(value)}`);
+  }
+  if (value < 0) throw new InvalidArgumentError(field, `is ${value}: it must be >= 0 ${unit}`);
+  return value;
+}
+
+export function positiveInteger(value: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new InvalidArgumentError(field, `must be an integer from 1 to ${max}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function epochMs(value: unknown, field: string): number {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new InvalidArgumentError(field, 'is an invalid Date');
+    return value.getTime();
+  }
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  throw new InvalidArgumentError(field, `must be a Date or epoch milliseconds, got ${describe(value)}`);
+}
+
+function retention(value: unknown, field: string): string {
+  if (value === undefined || value === false) return '-1,-1';
+  if (value === true) return '0,-1';
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(field, `must be true, a count >= 0 or { count, age }, got ${value}`);
+    return `${value},-1`;
+  }
+  assertPlainObject(value, field);
+  assertKnownKeys(value, ['count', 'age'], field);
+  const count = value.count === undefined ? -1 : nonNegativeNumber(value.count, `${field}.count`, 'jobs');
+  const age = value.age === undefined ? -1 : nonNegativeNumber(value.age, `${field}.age`, 'seconds') * 1000;
+  return `${Math.floor(count)},${Math.floor(age)}`;
+}
+
+function backoff(value: unknown, field: string): Backoff | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') return { type: 'fixed', delay: nonNegativeNumber(value, field) };
+  if (typeof value === 'function') {
+    throw new InvalidArgumentError(field, 'is a function, which cannot be stored with the job', "pass it as the Worker option backoffStrategy and use backoff: { type: 'custom' }");
+  }
+  assertPlainObject(value, field);
+  if (value.type === 'custom') {
+    assertKnownKeys(value, ['type'], field);
+    return { type: 'custom' };
+  }
+  if (value.type !== 'fixed' && value.type !== 'exponential') {
+    throw new InvalidArgumentError(`${field}.type`, `must be 'fixed', 'exponential' or 'custom', got ${describe(value.type)}`);
+  }
+  assertKnownKeys(value, ['type', 'delay', 'jitter', 'maxDelay'], field);
+  const jitter = value.jitter === undefined ? undefined : nonNegativeNumber(value.jitter, `${field}.jitter`, 'fraction');
+  if (jitter !== undefined && jitter > 1) throw new InvalidArgumentError(`${field}.jitter`, `is ${jitter}: it must be between 0 and 1`);
+  return {
+    type: value.type,
+    delay: nonNegativeNumber(value.delay, `${field}.delay`),
+    ...(jitter !== undefined && { jitter }),
+    ...(value.maxDelay !== undefined && { maxDelay: nonNegativeNumber(value.maxDelay, `${field}.maxDelay`) }),
+  };
+}
+
+export function validateJobId(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
+    throw new InvalidArgumentError(field, `must be a string of 1 to 256 characters, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Checks job options (defaults merged under them) and reduces them to what is
+ * stored. Throws InvalidArgumentError naming the field; nothing is written.
+ */
+export function normalizeJobOptions(
+  opts: JobOptions | undefined,
+  defaults: JobOptions | undefined,
+  field = 'opts',
+  now: number = Date.now(),
+): NormalizedJobOptions {
+  if (opts !== undefined) assertPlainObject(opts, field);
+  if (opts) assertKnownKeys(opts, KNOWN, field);
+  const o: Record<string, unknown> = { ...defaults, ...opts };
+
+  // A job's own delay/runAt replaces the defaults' timing as a whole.
+  const timing: JobOptions = opts && (opts.delay !== undefined || opts.runAt !== undefined) ? opts : (defaults ?? {});
+  if (timing.delay !== undefined && timing.runAt !== undefined) {
+    throw new InvalidArgumentError(`${field}.runAt`, 'and delay were both given', 'pass one of them');
+  }
+  let delay = 0;
+  if (timing.runAt !== undefined) delay = Math.max(0, epochMs(timing.runAt, `${field}.runAt`) - now);
+  else if (timing.delay !== undefined) delay = nonNegativeNumber(timing.delay, `${field}.delay`);
+
+  let priority = 0;
+  if (o.priority !== undefined) {
+    if (typeof o.priority !== 'number' || !Number.isInteger(o.priority) || o.priority < 0 || o.priority > MAX_PRIORITY) {
+      throw new InvalidArgumentError(`${field}.priority`, `must be an integer from 0 (first) to ${MAX_PRIORITY}, got ${describe(o.priority)}`);
+    }
+    priority = o.priority;
+  }
+  if (o.lifo !== undefined && typeof o.lifo !== 'boolean') {
+    throw new InvalidArgumentError(`${field}.lifo`, `must be a boolean, got ${describe(o.lifo)}`);
+  }
+
+  let dedup: NormalizedJobOptions['dedup'];
+  if (o.dedup !== undefined) {
+    assertPlainObject(o.dedup, `${field}.dedup`);
+    assertKnownKeys(o.dedup, ['key', 'ttl'], `${field}.dedup`);
+    if (typeof o.dedup.key !== 'string' || o.dedup.key.length === 0 || o.dedup.key.length > 256) {
+      throw new InvalidArgumentError(`${field}.dedup.key`, `must be a string of 1 to 256 characters, got ${describe(o.dedup.key)}`);
+    }
+    const ttl = o.dedup.ttl === undefined ? 0 : nonNegativeNumber(o.dedup.ttl, `${field}.dedup.ttl`);
+    if (o.dedup.ttl !== undefined && ttl < 1) {
+      throw new InvalidArgumentError(`${field}.dedup.ttl`, 'must be at least 1 ms', 'omit ttl to deduplicate until the job finishes');
+    }
+    dedup = { key: o.dedup.key, ttl: Math.ceil(ttl) };
+  }
+
+  return {
+    ...(o.jobId !== undefined && { jobId: validateJobId(o.jobId, `${field}.jobId`) }),
+    delay: Math.ceil(delay),
+    priority,
+    lifo: o.lifo === true,
+    attempts: o.attempts === undefined ? 1 : positiveInteger(o.attempts, `${field}.attempts`, 1_000_000),
+    backoff: backoff(o.backoff, `${field}.backoff`),
+    deadline: o.deadline === undefined ? 0 : epochMs(o.deadline, `${field}.deadline`),
+    timeout: o.timeout === undefined ? undefined : positiveInteger(o.timeout, `${field}.timeout`),
+    dedup,
+    removeOnComplete: retention(o.removeOnComplete, `${field}.removeOnComplete`),
+    removeOnFail: retention(o.removeOnFail, `${field}.removeOnFail`),
+    ...(o.group !== undefined && { group: groupId(o.group, `${field}.group`) }),
+  };
+}
+
+function groupId(value: unknown, field: string): string {
+  assertPlainObject(value, field);
+  assertKnownKeys(value, ['id'], field);
+  if (typeof value.id !== 'string' || !/^[^\s\p{Cc}]{1,256}$/u.test(value.id)) {
+    throw new InvalidArgumentError(`${field}.id`, `must be 1 to 256 characters without spaces or control characters, got ${describe(value.id)}`);
+  }
+  return value.id;
+}

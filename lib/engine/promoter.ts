@@ -1,0 +1,75 @@
+import type { Store } from '../store/store.js';
+
+export interface PromoterOptions {
+  readonly store: Store;
+  readonly queue: string;
+  readonly onError: (error: unknown) => void;
+}
+
+const LIMIT = 1000;
+/** Longest sleep: a lost 'delayed' message costs at most this much lateness. */
+const MAX_SLEEP = 30_000;
+
+/**
+ * Moves delayed jobs to waiting on time with one timer set to the next due
+ * time, learned from each promote call and from 'delayed' messages; it never
+ * polls in a tight loop.
+ */
+export class Promoter {
+  private timer: NodeJS.Timeout | undefined;
+  private dueAt = Infinity;
+  private stopped = true;
+  private running = false;
+  private rerun = false;
+
+  constructor(private readonly options: PromoterOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.arm(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dueAt = Infinity;
+  }
+
+  /** A delayed job is due in `ms`: fire then, unless the timer is already set sooner. */
+  arm(ms: number): void {
+    if (this.stopped) return;
+    const sleep = Math.min(Math.max(0, ms), MAX_SLEEP);
+    const at = Date.now() + sleep;
+    if (this.timer && this.dueAt <= at) return;
+    clearTimeout(this.timer);
+    this.dueAt = at;
+    this.timer = setTimeout(() => void this.run(), sleep);
+  }
+
+  private async run(): Promise<void> {
+    this.timer = undefined;
+    this.dueAt = Infinity;
+    if (this.running) {
+      this.rerun = true;
+      return;
+    }
+    this.running = true;
+    let next = MAX_SLEEP;
+    try {
+      const { moved, nextDueIn } = await this.options.store.promote(this.options.queue, LIMIT);
+      if (moved === LIMIT) next = 0;
+      else if (nextDueIn !== null) next = nextDueIn;
+    } catch (err) {
+      this.options.onError(err);
+      next = 1000;
+    } finally {
+      this.running = false;
+    }
+    if (this.rerun) {
+      this.rerun = false;
+      next = 0;
+    }
+    this.arm(next);
+  }
+}

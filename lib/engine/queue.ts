@@ -1,0 +1,294 @@
+import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
+import { ClosedError, InvalidArgumentError, PayloadTooLargeError, QueueFullError } from './errors.js';
+import { groupLimits, queueLimits } from './limits.js';
+import { IdGenerator } from './ids.js';
+import { Job } from './job.js';
+import { encodeJson } from './json.js';
+import {
+  assertKnownKeys,
+  assertPlainObject,
+  normalizeJobOptions,
+  storedOptions,
+  type JobOptions,
+} from './options.js';
+import { validateQueueName } from './names.js';
+
+/** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
+export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
+
+export interface QueueOptions {
+  readonly store: Store;
+  /** Options every job gets unless it sets its own. */
+  readonly defaultJobOptions?: JobOptions;
+  /** Largest encoded payload accepted, in bytes. Default 1 MiB. */
+  readonly maxPayloadBytes?: number;
+  readonly validate?: PayloadValidator;
+}
+
+const QUEUE_OPTIONS = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
+
+export interface BulkJob<Data = unknown> {
+  readonly name: string;
+  readonly data: Data;
+  readonly opts?: JobOptions;
+}
+
+/** What cancel() did: cancelled now, cancel requested from the running worker, job already finished, or no such job. */
+export type CancelResult = 'cancelled' | 'cancelling' | 'finished' | 'not-found';
+
+/** Jobs per add script call: one round trip carries a batch; bigger bulks are pipelined in batches. */
+const BATCH = 1000;
+
+/**
+ * The producer side of a queue: add, inspect, cancel, pause.
+ *
+ * @example
+ * const queue = new Queue<{ to: string }>('emails', { store });
+ * const job = await queue.add('welcome', { to: 'ada@example.com' }, { attempts: 3 });
+ */
+export class Queue<Data = unknown, Result = unknown> {
+  readonly name: string;
+  private readonly store: Store;
+  private readonly defaults?: JobOptions;
+  private readonly maxPayloadBytes: number;
+  private readonly validate?: PayloadValidator;
+  private readonly ids = new IdGenerator();
+  private closed = false;
+
+  constructor(name: string, options: QueueOptions) {
+    this.name = validateQueueName(name, 'Queue name');
+    assertPlainObject(options, 'Queue options');
+    assertKnownKeys(options, QUEUE_OPTIONS, 'Queue options');
+    if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
+    this.store = options.store;
+    if (options.defaultJobOptions !== undefined) {
+      normalizeJobOptions(options.defaultJobOptions, undefined, 'Queue options.defaultJobOptions');
+      if (options.defaultJobOptions.jobId !== undefined) {
+        throw new InvalidArgumentError('Queue options.defaultJobOptions.jobId', 'would give every job the same id', 'set jobId per job');
+      }
+      this.defaults = options.defaultJobOptions;
+    }
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
+    if (!Number.isInteger(this.maxPayloadBytes) || this.maxPayloadBytes < 1) {
+      throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${String(options.maxPayloadBytes)}`);
+    }
+    this.validate = options.validate;
+  }
+
+  /** Adds one job. With a jobId or dedup key that already names a job, returns that job instead. */
+  async add(name: string, data: Data, opts?: JobOptions): Promise<Job<Data, Result>> {
+    const [job] = await this.addBulk([{ name, data, opts }]);
+    return job!;
+  }
+
+  /**
+   * Adds many jobs: all are checked before any is written, and each batch of
+   * 1,000 is one script call. Against maxWaiting a batch is all-or-nothing:
+   * a full queue throws QueueFullError and writes nothing of that batch (a
+   * bulk over 1,000 jobs keeps the batches before it).
+   */
+  async addBulk(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
+    this.assertOpen('addBulk');
+    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'must be an array of { name, data, opts }');
+    const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
+    const batches: NewJob[][] = [];
+    for (let i = 0; i < prepared.length; i += BATCH) batches.push(prepared.slice(i, i + BATCH).map((p) => p.job));
+    const outcomes: AddOutcome[] = [];
+    // Batches go in order so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten.
+    for (const batch of batches) {
+      const reply = await this.store.add(this.name, batch);
+      if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
+      outcomes.push(...reply.jobs);
+    }
+    return outcomes.map((outcome, i) => this.toJob(outcome, prepared[i]!.job, jobs[i]!.data));
+  }
+
+  async getJob(id: string): Promise<Job<Data, Result> | null> {
+    const record = await this.store.getJob(this.name, id);
+    return record && new Job<Data, Result>(this.name, record);
+  }
+
+  /** Jobs in one state, oldest first; start/end are inclusive positions (-1 = last). */
+  async getJobs(state: JobState, start = 0, end = -1): Promise<Job<Data, Result>[]> {
+    const ids = await this.store.listIds(this.name, state, start, end);
+    const records = await Promise.all(ids.map((id) => this.store.getJob(this.name, id)));
+    return records.filter((r): r is JobRecord => r !== null).map((r) => new Job<Data, Result>(this.name, r));
+  }
+
+  getLogs(id: string): Promise<string[]> {
+    return this.store.getLogs(this.name, id);
+  }
+
+  /** Cancels a waiting or delayed job at once; asks the worker of an active job to stop it (its job.signal aborts). */
+  async cancel(id: string): Promise<CancelResult> {
+    const outcome = await this.store.cancel(this.name, id);
+    switch (outcome.status) {
+      case 'cancelled':
+        return 'cancelled';
+      case 'requested':
+        return 'cancelling';
+      case 'finished':
+        return 'finished';
+      case 'unknown':
+        return 'not-found';
+    }
+  }
+
+  getCounts(): Promise<JobCounts> {
+    return this.store.getCounts(this.name);
+  }
+
+  /**
+   * Workers everywhere stop claiming from this queue (or, with `names`, jobs
+   * of those names); waiting jobs keep their places. Resolves true when the
+   * pause is new (for names: when at least one name was newly paused).
+   */
+  async pause(options?: { readonly names?: readonly string[] }): Promise<boolean> {
+    const names = pauseNames(options, 'pause');
+    if (names === undefined) return this.store.pause(this.name);
+    return (await this.store.pauseNames(this.name, names)) > 0;
+  }
+
+  /** Undoes pause() for the queue, or for the given names; paused jobs return to their places. */
+  async resume(options?: { readonly names?: readonly string[] }): Promise<boolean> {
+    const names = pauseNames(options, 'resume');
+    if (names === undefined) return this.store.resume(this.name);
+    await this.store.resumeNames(this.name, names);
+    return true;
+  }
+
+  /** Job names paused with pause({ names }). */
+  pausedNames(): Promise<string[]> {
+    return this.store.pausedNames(this.name);
+  }
+
+  /**
+   * Sets limits every producer and worker of this queue honours, kept in
+   * Redis: rateLimit (starts per window, whole queue), groupConcurrency and
+   * groupRateLimit (defaults per group), maxWaiting and maxWaitingPerGroup
+   * (add() past them throws QueueFullError). null removes a limit; an absent
+   * key leaves it.
+   */
+  async configure(limits: QueueLimits): Promise<void> {
+    await this.store.configure(this.name, queueLimits(limits));
+  }
+
+  getLimits(): Promise<QueueLimits> {
+    return this.store.getLimits(this.name);
+  }
+
+  /** Stops starting jobs of one group; its waiting jobs keep their order. */
+  pauseGroup(group: string): Promise<boolean> {
+    return this.store.pauseGroup(this.name, groupArg(group));
+  }
+
+  resumeGroup(group: string): Promise<boolean> {
+    return this.store.resumeGroup(this.name, groupArg(group));
+  }
+
+  /** One group's own concurrency cap and rate limit, over the queue defaults (null: back to the default). */
+  async setGroupLimits(group: string, limits: GroupLimits): Promise<void> {
+    await this.store.setGroupLimits(this.name, groupArg(group), groupLimits(limits));
+  }
+
+  getGroup(group: string): Promise<GroupState> {
+    return this.store.getGroup(this.name, groupArg(group));
+  }
+
+  isPaused(): Promise<boolean> {
+    return this.store.isPaused(this.name);
+  }
+
+  /** Inconsistencies between the queue's indexes and job hashes; empty when sound. */
+  verify(): Promise<string[]> {
+    return this.store.verify(this.name);
+  }
+
+  /** Refuses further adds. The store stays open: it belongs to whoever created it. */
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private assertOpen(what: string): void {
+    if (this.closed) throw new ClosedError(`${what}() on queue "${this.name}" after close()`);
+  }
+
+  private async prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
+    assertPlainObject(job, at ? at.slice(0, -1) : 'job');
+    if (typeof job.name !== 'string' || job.name.length === 0 || job.name.length > 256) {
+      throw new InvalidArgumentError(`${at}name`, 'must be a job name of 1 to 256 characters');
+    }
+    const opts = normalizeJobOptions(job.opts, this.defaults, `${at}opts`);
+    if (this.validate) await this.validate(job.name, job.data);
+    const data = encodeJson(job.data, `${at}data`);
+    const bytes = Buffer.byteLength(data);
+    if (bytes > this.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, this.maxPayloadBytes);
+    return {
+      job: {
+        id: opts.jobId ?? this.ids.next(),
+        name: job.name,
+        data,
+        opts: JSON.stringify(storedOptions(opts)),
+        delay: opts.delay,
+        priority: opts.priority,
+        lifo: opts.lifo,
+        maxAttempts: opts.attempts,
+        deadline: opts.deadline,
+        dedup: opts.dedup,
+        removeOnComplete: opts.removeOnComplete,
+        removeOnFail: opts.removeOnFail,
+        group: opts.group,
+      },
+    };
+  }
+
+  private toJob(outcome: AddOutcome, sent: NewJob, data: Data): Job<Data, Result> {
+    if (!outcome.created) {
+      if (outcome.existing) return new Job<Data, Result>(this.name, outcome.existing);
+      // The dedup window outlived its job: report the id the window names.
+      return new Job<Data, Result>(this.name, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' });
+    }
+    return new Job<Data, Result>(
+      this.name,
+      { ...recordOf(sent, outcome.createdAt, outcome.runAt), state: outcome.state },
+      { value: data },
+    );
+  }
+}
+
+function pauseNames(options: { readonly names?: readonly string[] } | undefined, method: string): readonly string[] | undefined {
+  if (options === undefined) return undefined;
+  assertPlainObject(options, `${method}() options`);
+  assertKnownKeys(options, ['names'], `${method}() options`);
+  const { names } = options;
+  if (names === undefined) return undefined;
+  if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n.length === 0)) {
+    throw new InvalidArgumentError(`${method}() options.names`, 'must be a non-empty array of job names');
+  }
+  return names;
+}
+
+function groupArg(group: unknown): string {
+  if (typeof group !== 'string' || group.length === 0) throw new InvalidArgumentError('group', 'must be a non-empty group id');
+  return group;
+}
+
+function recordOf(job: NewJob, createdAt: number, runAt: number): JobRecord {
+  return {
+    id: job.id,
+    name: job.name,
+    data: job.data,
+    opts: job.opts,
+    state: 'waiting',
+    attempt: 0,
+    maxAttempts: job.maxAttempts,
+    createdAt,
+    runAt,
+    deadline: job.deadline || undefined,
+    priority: job.priority,
+    lifo: job.lifo,
+    stalled: 0,
+    group: job.group,
+    cancelRequested: false,
+  };
+}

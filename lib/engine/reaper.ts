@@ -1,0 +1,54 @@
+import type { ReapOutcome, Store } from '../store/store.js';
+
+export interface ReaperOptions {
+  readonly store: Store;
+  readonly queue: string;
+  readonly intervalMs: number;
+  readonly maxStalledCount: number;
+  readonly onReaped: (outcomes: readonly ReapOutcome[]) => void;
+  readonly onError: (error: unknown) => void;
+}
+
+const LIMIT = 100;
+
+/**
+ * Takes back jobs whose lease expired, once at start and then every
+ * interval (with a little jitter so many workers do not fire together).
+ * Several reapers racing is safe: the reap script moves each job once.
+ */
+export class Reaper {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+
+  constructor(private readonly options: ReaperOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.run(), ms);
+  }
+
+  private async run(): Promise<void> {
+    try {
+      let batch: ReapOutcome[];
+      do {
+        batch = await this.options.store.reap(this.options.queue, this.options.maxStalledCount, LIMIT);
+        if (batch.length) this.options.onReaped(batch);
+      } while (batch.length === LIMIT && !this.stopped);
+    } catch (err) {
+      this.options.onError(err);
+    }
+    const jitter = Math.floor(Math.random() * Math.min(1000, this.options.intervalMs / 10));
+    this.schedule(this.options.intervalMs + jitter);
+  }
+}

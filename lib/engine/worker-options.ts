@@ -1,0 +1,119 @@
+import type { SpoolLogger } from '../logger.js';
+import { stderrLogger } from '../logger.js';
+import type { RateLimit, Store } from '../store/store.js';
+import type { BackoffStrategy } from './backoff.js';
+import { InvalidArgumentError } from './errors.js';
+import { assertKnownKeys, assertPlainObject, positiveInteger } from './options.js';
+import { rateLimit } from './limits.js';
+
+export interface WorkerOptions {
+  readonly store: Store;
+  /** Jobs run at once by this worker. Default 1. */
+  readonly concurrency?: number;
+  /** Lease length in ms: a job whose worker stops renewing is re-delivered this long after. Default 30,000. */
+  readonly lockDuration?: number;
+  /** How often leases are renewed, in ms. Default lockDuration / 2. */
+  readonly lockRenewTime?: number;
+  /** Stalls (lease expiries) a job survives before it is dead-lettered with reason 'stalled'. Default 1. */
+  readonly maxStalledCount?: number;
+  /** How often this worker looks for expired leases, in ms. Default 30,000. */
+  readonly stalledInterval?: number;
+  /** Fallback poll while idle, in case a wake-up message was lost, in ms. Default 5,000. */
+  readonly pollInterval?: number;
+  /** Most jobs claimed per call. Default: concurrency. */
+  readonly claimBatch?: number;
+  /** How long close() lets running jobs finish before it aborts and releases them, in ms. Default 30,000. */
+  readonly shutdownTimeout?: number;
+  /** Start at construction (default) or when run() is called. */
+  readonly autorun?: boolean;
+  /** Spacing of retries for jobs added with backoff: { type: 'custom' }. */
+  readonly backoffStrategy?: BackoffStrategy;
+  /** Lines kept per job log. Default 1,000. */
+  readonly keepLogs?: number;
+  /**
+   * Caps per job name inside this worker, e.g. { resize: 2 }: at most that many
+   * run at once; the worker claims other names meanwhile and leaves the rest
+   * of that name waiting in their places.
+   */
+  readonly nameConcurrency?: Readonly<Record<string, number>>;
+  /**
+   * Queue-wide rate limit, stored in Redis and enforced by every worker of
+   * the queue in every process: at most `max` job starts per `duration` ms.
+   * Same as queue.configure({ rateLimit }); set at run().
+   */
+  readonly limiter?: RateLimit;
+  readonly logger?: SpoolLogger;
+}
+
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'backoffStrategy' | 'nameConcurrency' | 'limiter'>> & {
+  readonly backoffStrategy?: BackoffStrategy;
+  readonly limiter?: RateLimit;
+  readonly nameConcurrency: ReadonlyMap<string, number>;
+};
+
+const KNOWN: readonly (keyof WorkerOptions)[] = [
+  'store',
+  'concurrency',
+  'lockDuration',
+  'lockRenewTime',
+  'maxStalledCount',
+  'stalledInterval',
+  'pollInterval',
+  'claimBatch',
+  'shutdownTimeout',
+  'autorun',
+  'backoffStrategy',
+  'keepLogs',
+  'nameConcurrency',
+  'limiter',
+  'logger',
+];
+
+function ms(value: unknown, field: string, fallback: number): number {
+  return value === undefined ? fallback : positiveInteger(value, field);
+}
+
+/** Checks worker options and fills in defaults; errors name the field. */
+export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
+  assertPlainObject(options, 'Worker options');
+  assertKnownKeys(options, KNOWN, 'Worker options');
+  if (!options.store) throw new InvalidArgumentError('Worker options.store', 'is required', 'pass a connected RedisStore');
+  const concurrency = ms(options.concurrency, 'Worker options.concurrency', 1);
+  const lockDuration = ms(options.lockDuration, 'Worker options.lockDuration', 30_000);
+  const lockRenewTime = ms(options.lockRenewTime, 'Worker options.lockRenewTime', Math.max(1, Math.floor(lockDuration / 2)));
+  if (lockRenewTime >= lockDuration) {
+    throw new InvalidArgumentError('Worker options.lockRenewTime', `(${lockRenewTime}) must be shorter than lockDuration (${lockDuration})`, 'renew well before the lease expires, e.g. lockDuration / 2');
+  }
+  const maxStalledCount =
+    options.maxStalledCount === undefined ? 1 : options.maxStalledCount === 0 ? 0 : positiveInteger(options.maxStalledCount, 'Worker options.maxStalledCount');
+  if (options.autorun !== undefined && typeof options.autorun !== 'boolean') {
+    throw new InvalidArgumentError('Worker options.autorun', 'must be a boolean');
+  }
+  if (options.backoffStrategy !== undefined && typeof options.backoffStrategy !== 'function') {
+    throw new InvalidArgumentError('Worker options.backoffStrategy', 'must be a function (attempt, error, jobName) => ms');
+  }
+  const nameConcurrency = new Map<string, number>();
+  if (options.nameConcurrency !== undefined) {
+    assertPlainObject(options.nameConcurrency, 'Worker options.nameConcurrency');
+    for (const [name, cap] of Object.entries(options.nameConcurrency)) {
+      nameConcurrency.set(name, positiveInteger(cap, `Worker options.nameConcurrency.${name}`, concurrency));
+    }
+  }
+  return {
+    store: options.store,
+    nameConcurrency,
+    concurrency,
+    lockDuration,
+    lockRenewTime,
+    maxStalledCount,
+    stalledInterval: ms(options.stalledInterval, 'Worker options.stalledInterval', 30_000),
+    pollInterval: ms(options.pollInterval, 'Worker options.pollInterval', 5_000),
+    claimBatch: ms(options.claimBatch, 'Worker options.claimBatch', concurrency),
+    shutdownTimeout: options.shutdownTimeout === 0 ? 0 : ms(options.shutdownTimeout, 'Worker options.shutdownTimeout', 30_000),
+    autorun: options.autorun ?? true,
+    backoffStrategy: options.backoffStrategy,
+    limiter: options.limiter === undefined ? undefined : rateLimit(options.limiter, 'Worker options.limiter'),
+    keepLogs: ms(options.keepLogs, 'Worker options.keepLogs', 1_000),
+    logger: options.logger ?? stderrLogger,
+  };
+}

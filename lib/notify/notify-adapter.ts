@@ -1,0 +1,31 @@
+/**
+ * Wake-ups between processes (seed 000's contract). Producers announce work
+ * inside the store's scripts; this side listens, spends the wake-hint budget,
+ * and tells the engine when a dropped subscription came back (messages sent
+ * meanwhile are lost, so listeners should look for work themselves).
+ */
+export type SchedMessage =
+  | { readonly kind: 'waiting'; readonly queue: string }
+  | { readonly kind: 'delayed'; readonly queue: string; readonly dueIn: number };
+
+export interface OwnershipMessage {
+  /** `lost`: the lease was reaped; `cancel`: a cancel was requested. */
+  readonly kind: 'lost' | 'cancel';
+  readonly queue: string;
+  readonly id: string;
+  readonly token: string;
+}
+
+export type Unsubscribe = () => Promise<void>;
+
+export interface NotifyAdapter {
+  /** New waiting work or a new earliest delayed job, for every queue of this prefix. */
+  onScheduled(listener: (message: SchedMessage) => void): Promise<Unsubscribe>;
+  /** A lease holder lost its job (reaped, or cancel requested). */
+  onOwnershipLost(listener: (message: OwnershipMessage) => void): Promise<Unsubscribe>;
+  /** Subscriptions came back after a drop; returns a function that removes the listener. */
+  onReconnect(listener: () => void): () => void;
+  /** Takes up to `max` slots of the queue's wake-hint budget; returns how many were granted. */
+  consumeWakeHint(queue: string, max: number): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,128 @@
+import type { SpoolLogger } from '../logger.js';
+import type { NotifyAdapter, OwnershipMessage, SchedMessage, Unsubscribe } from './notify-adapter.js';
+import { SharedChannel, type ChannelSubscriber } from './shared-channel.js';
+import { WriteLock } from './write-lock.js';
+
+/** The subscriber side of a node-redis client (a duplicate of the command connection). */
+export interface SubscriberClient extends ChannelSubscriber {
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): void;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+}
+
+export interface RedisNotifyOptions {
+  readonly schedChannel: string;
+  readonly owlsChannel: string;
+  /** Creates the one subscriber connection, on first use. */
+  readonly createSubscriber: () => SubscriberClient;
+  /** Runs consume-hint against the command connection. */
+  readonly consumeHint: (queue: string, max: number) => Promise<number>;
+  readonly logger: SpoolLogger;
+}
+
+export function parseSched(message: string): SchedMessage | null {
+  if (message.startsWith('w:')) return { kind: 'waiting', queue: message.slice(2) };
+  if (message.startsWith('d:')) {
+    const colon = message.indexOf(':', 2);
+    const dueIn = Number(message.slice(2, colon));
+    if (colon > 2 && Number.isFinite(dueIn)) return { kind: 'delayed', queue: message.slice(colon + 1), dueIn };
+  }
+  return null;
+}
+
+export function parseOwnership(message: string): OwnershipMessage | null {
+  const [kind, queue, id, token] = message.split('\n');
+  if ((kind !== 'lost' && kind !== 'cancel') || queue === undefined || id === undefined || token === undefined) return null;
+  return { kind, queue, id, token };
+}
+
+/**
+ * Redis pub/sub wake-ups: one subscriber connection per adapter (per store,
+ * so per process in the usual setup), created on first use; one shared
+ * subscription per channel; node-redis re-subscribes after a reconnect and
+ * the adapter then tells its listeners that messages may have been missed.
+ */
+export class RedisNotify implements NotifyAdapter {
+  private readonly lock = new WriteLock();
+  private readonly sched: SharedChannel;
+  private readonly owls: SharedChannel;
+  private readonly reconnectListeners = new Set<() => void>();
+  private subscriber: Promise<SubscriberClient> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: RedisNotifyOptions) {
+    const onError = (err: unknown) => options.logger.error('a notification listener threw', err);
+    this.sched = new SharedChannel(options.schedChannel, () => this.connection(), this.lock, onError);
+    this.owls = new SharedChannel(options.owlsChannel, () => this.connection(), this.lock, onError);
+  }
+
+  async onScheduled(listener: (message: SchedMessage) => void): Promise<Unsubscribe> {
+    return this.sched.add((raw) => {
+      const message = parseSched(raw);
+      if (message) listener(message);
+    });
+  }
+
+  async onOwnershipLost(listener: (message: OwnershipMessage) => void): Promise<Unsubscribe> {
+    return this.owls.add((raw) => {
+      const message = parseOwnership(raw);
+      if (message) listener(message);
+    });
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  consumeWakeHint(queue: string, max: number): Promise<number> {
+    return this.options.consumeHint(queue, max);
+  }
+
+  async close(): Promise<void> {
+    await this.lock.run(async () => {
+      if (this.closed) return;
+      this.closed = true;
+      const pending = this.subscriber;
+      this.subscriber = undefined;
+      if (!pending) return;
+      const client = await pending.catch(() => undefined);
+      if (client?.isOpen) await client.close().catch(() => client.destroy());
+    });
+  }
+
+  /** Called under the write lock only (SharedChannel mutations). */
+  private connection(): Promise<SubscriberClient> {
+    if (this.closed) return Promise.reject(new Error('the notification adapter is closed'));
+    this.subscriber ??= this.open();
+    return this.subscriber;
+  }
+
+  private async open(): Promise<SubscriberClient> {
+    const client = this.options.createSubscriber();
+    let readies = 0;
+    let failing = false;
+    client.on('error', (err: Error) => {
+      // One line per outage, not one per reconnect attempt.
+      if (!failing) this.options.logger.warn(`subscriber connection lost: ${err.message}; reconnecting`);
+      failing = true;
+    });
+    client.on('ready', () => {
+      failing = false;
+      readies += 1;
+      if (readies > 1) {
+        for (const listener of this.reconnectListeners) {
+          try {
+            listener();
+          } catch (err) {
+            this.options.logger.error('a reconnect listener threw', err);
+          }
+        }
+      }
+    });
+    await client.connect();
+    return client;
+  }
+}

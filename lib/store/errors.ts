@@ -1,0 +1,33 @@
+/**
+ * Errors a store raises on purpose. `permanent` tells the engine whether
+ * repeating the call can help: a dropped connection can (those errors come
+ * from the client untouched), a refused script or a closed store cannot.
+ */
+export class StoreError extends Error {
+  constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The store is used before connect() or after disconnect(). */
+export class StoreNotConnectedError extends StoreError {
+  constructor(what: string) {
+    super(`${what}: the store is not connected; call await store.connect() first`, true);
+  }
+}
+
+/** A script ran and Redis answered with an error. Out of memory is worth waiting out; the rest are not. */
+export class ScriptError extends StoreError {
+  constructor(readonly script: string, cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(`script ${script} failed: ${message}`, !/^OOM\b/.test(message), { cause });
+  }
+}
+
+/** A reply that does not have the shape its script documents: a bug, or a foreign script under the same name. */
+export class ReplyShapeError extends StoreError {
+  constructor(script: string, detail: string) {
+    super(`unexpected reply from script ${script}: ${detail}`, true);
+  }
+}

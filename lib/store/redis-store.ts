@@ -1,0 +1,357 @@
+import { stderrLogger, type SpoolLogger } from '../logger.js';
+import type { NotifyAdapter } from '../notify/notify-adapter.js';
+import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
+import { StoreNotConnectedError } from './errors.js';
+import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
+import { createSpoolClient, type RedisClientLike } from './redis-client.js';
+import {
+  decodeAdd,
+  decodeCancel,
+  decodeClaim,
+  decodeComplete,
+  decodeExtend,
+  decodeFail,
+  decodeHash,
+  decodeJob,
+  decodePromote,
+  decodeReap,
+  decodeRelease,
+  type RawReply,
+} from './replies.js';
+import { ScriptRunner } from './script-runner.js';
+import { fixedKeys, SCRIPTS, type ScriptName } from './scripts.js';
+import { checkServer } from './server-checks.js';
+import type {
+  AddBatchOutcome,
+  CancelOutcome,
+  ClaimOutcome,
+  CompleteOutcome,
+  ExtendOutcome,
+  Failure,
+  FailOutcome,
+  Fetch,
+  GroupLimits,
+  GroupState,
+  JobCounts,
+  JobRecord,
+  JobState,
+  Lease,
+  NewJob,
+  PromoteOutcome,
+  QueueLimits,
+  RateLimit,
+  ReapOutcome,
+  ReleaseOutcome,
+  Store,
+} from './store.js';
+import { verifyQueue } from './verify.js';
+
+/** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
+export type RedisConnection = { readonly url: string } | { readonly client: RedisClientLike };
+
+export interface RedisStoreOptions {
+  /** First part of every key's hash tag: `{prefix:queue}`. Default `spool`. */
+  readonly prefix?: string;
+  readonly logger?: SpoolLogger;
+}
+
+const PREFIX_PATTERN = /^[^{}\s]{1,64}$/;
+
+/**
+ * Jobs in Redis 7+: every transition is one script of lua/, keys are
+ * hash-tagged per queue, wake-ups go through one subscriber connection.
+ *
+ * @example
+ * const store = new RedisStore({ url: 'redis://127.0.0.1:6379' });
+ * await store.connect();
+ * // ... new Queue('emails', { store }) ...
+ * await store.disconnect();
+ */
+export class RedisStore implements Store, AsyncDisposable {
+  readonly prefix: string;
+  readonly notify: NotifyAdapter;
+  private readonly logger: SpoolLogger;
+  private readonly ownsClient: boolean;
+  private client: RedisClientLike | undefined;
+  private readonly runner: ScriptRunner;
+  private readonly channels: Channels;
+  private readonly keys = new Map<string, QueueKeys>();
+  private state: 'new' | 'connected' | 'closed' = 'new';
+
+  constructor(private readonly connection: RedisConnection, options: RedisStoreOptions = {}) {
+    const prefix = options.prefix ?? 'spool';
+    if (!PREFIX_PATTERN.test(prefix)) {
+      throw new TypeError(`RedisStore options.prefix "${prefix}" is invalid: use 1-64 characters without braces or spaces`);
+    }
+    this.prefix = prefix;
+    this.logger = options.logger ?? stderrLogger;
+    this.ownsClient = 'url' in connection;
+    this.channels = channels(prefix);
+    this.runner = new ScriptRunner(() => this.command('script'));
+    this.notify = new RedisNotify({
+      schedChannel: this.channels.sched,
+      owlsChannel: this.channels.owls,
+      createSubscriber: () => this.command('subscribe').duplicate() as unknown as SubscriberClient,
+      consumeHint: (queue, max) => this.consumeHint(queue, max),
+      logger: this.logger,
+    });
+  }
+
+  /** Opens the command connection (when the store owns it) and checks the server. Idempotent. */
+  async connect(): Promise<void> {
+    if (this.state === 'connected') return;
+    if (this.state === 'closed') throw new StoreNotConnectedError('connect()');
+    const client = 'url' in this.connection ? createSpoolClient(this.connection.url) : this.connection.client;
+    if (this.ownsClient) {
+      let failing = false;
+      client.on('error', (err: Error) => {
+        if (!failing) this.logger.warn(`Redis connection lost: ${err.message}; reconnecting`);
+        failing = true;
+      });
+      client.on('ready', () => {
+        failing = false;
+      });
+    }
+    if (!client.isOpen) await client.connect();
+    this.client = client;
+    this.state = 'connected';
+    await checkServer(client, this.logger);
+  }
+
+  /** Closes what the store opened: its subscriber, and its client when it created it. Idempotent. */
+  async disconnect(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    await this.notify.close();
+    const client = this.client;
+    this.client = undefined;
+    if (client && this.ownsClient && client.isOpen) await client.close().catch(() => client.destroy());
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.disconnect();
+  }
+
+  /** The command connection; throws a clear error before connect() or after disconnect(). */
+  command(what: string): RedisClientLike {
+    if (this.state !== 'connected' || !this.client) throw new StoreNotConnectedError(what);
+    return this.client;
+  }
+
+  keysOf(queue: string): QueueKeys {
+    let keys = this.keys.get(queue);
+    if (!keys) {
+      keys = queueKeys(this.prefix, queue);
+      this.keys.set(queue, keys);
+    }
+    return keys;
+  }
+
+  private run(name: ScriptName, queue: string, args: readonly (string | number)[], jobId?: string, extraKeys: readonly string[] = []): Promise<RawReply> {
+    const descriptor = SCRIPTS[name];
+    const keys = fixedKeys(descriptor, this.keysOf(queue), jobId);
+    const argv = descriptor.queue ? [this.channels.sched, this.channels.owls, queue, ...args] : args;
+    return this.runner.run(name, extraKeys.length ? [...keys, ...extraKeys] : keys, argv);
+  }
+
+  async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {
+    const k = this.keysOf(queue);
+    const jobKeys: string[] = [];
+    const args: (string | number)[] = [jobs.length];
+    for (const job of jobs) {
+      const jobKey = k.job(job.id);
+      jobKeys.push(jobKey, job.dedup ? k.dedup(job.dedup.key) : jobKey);
+      args.push(
+        job.id,
+        job.name,
+        job.data,
+        job.opts,
+        job.delay,
+        job.priority,
+        job.lifo ? 1 : 0,
+        job.maxAttempts,
+        job.deadline,
+        job.dedup ? job.dedup.ttl : -1,
+        job.removeOnComplete,
+        job.removeOnFail,
+        job.group ?? '',
+      );
+    }
+    return decodeAdd(await this.run('add', queue, args, undefined, jobKeys));
+  }
+
+  async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
+    return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, ...(fetch.exclude ?? [])]));
+  }
+
+  async complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome> {
+    const args = [lease.id, lease.token, result, fetch.count, fetch.workerId, fetch.lockMs, ...(fetch.exclude ?? [])];
+    return decodeComplete(await this.run('complete', queue, args, lease.id));
+  }
+
+  async fail(queue: string, lease: Lease, f: Failure): Promise<FailOutcome> {
+    const args = [lease.id, lease.token, f.retryDelay, f.reason, f.message, f.stack, f.code];
+    return decodeFail(await this.run('fail', queue, args, lease.id));
+  }
+
+  async throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome> {
+    return decodeFail(await this.run('throttle', queue, [lease.id, lease.token, retryAfter], lease.id));
+  }
+
+  async extend(queue: string, lockMs: number, leases: readonly Lease[]): Promise<ExtendOutcome[]> {
+    if (leases.length === 0) return [];
+    const k = this.keysOf(queue);
+    const args: (string | number)[] = [lockMs];
+    for (const lease of leases) args.push(lease.id, lease.token);
+    return decodeExtend(await this.run('extend', queue, args, undefined, leases.map((l) => k.job(l.id))));
+  }
+
+  async release(queue: string, lease: Lease): Promise<ReleaseOutcome> {
+    return decodeRelease(await this.run('release', queue, [lease.id, lease.token], lease.id));
+  }
+
+  async promote(queue: string, limit: number): Promise<PromoteOutcome> {
+    return decodePromote(await this.run('promote', queue, [limit]));
+  }
+
+  async reap(queue: string, maxStalled: number, limit: number): Promise<ReapOutcome[]> {
+    return decodeReap(await this.run('reap', queue, [maxStalled, limit]));
+  }
+
+  async cancel(queue: string, id: string): Promise<CancelOutcome> {
+    return decodeCancel(await this.run('cancel', queue, [id], id));
+  }
+
+  async progress(queue: string, lease: Lease, progress: string): Promise<boolean> {
+    return (await this.run('progress', queue, [lease.token, progress], lease.id)) === 1;
+  }
+
+  async log(queue: string, lease: Lease, line: string, keep: number): Promise<number | null> {
+    const kept = Number(await this.run('log', queue, [lease.token, line, keep], lease.id));
+    return kept < 0 ? null : kept;
+  }
+
+  async pause(queue: string): Promise<boolean> {
+    return (await this.run('pause', queue, [])) === 1;
+  }
+
+  async resume(queue: string): Promise<boolean> {
+    return (await this.run('resume', queue, [])) === 1;
+  }
+
+  async pauseNames(queue: string, names: readonly string[]): Promise<number> {
+    return Number(await this.run('pauseNames', queue, names));
+  }
+
+  /** Moves parked jobs back 1,000 per call, so no single call blocks Redis for long. */
+  async resumeNames(queue: string, names: readonly string[]): Promise<void> {
+    while (Number(await this.run('resumeNames', queue, [1000, ...names])) > 0);
+  }
+
+  async pauseGroup(queue: string, group: string): Promise<boolean> {
+    return (await this.run('pauseGroup', queue, [group])) === 1;
+  }
+
+  async resumeGroup(queue: string, group: string): Promise<boolean> {
+    return (await this.run('resumeGroup', queue, [group])) === 1;
+  }
+
+  async setGroupLimits(queue: string, group: string, limits: GroupLimits): Promise<void> {
+    // '=' leaves a limit as it is, '-' falls back to the queue default.
+    const cap = limits.concurrency === undefined ? '=' : limits.concurrency === null ? '-' : String(limits.concurrency);
+    const rate = limits.rateLimit === undefined ? '=' : limits.rateLimit === null ? '-' : encodeRate(limits.rateLimit);
+    await this.run('groupLimits', queue, [group, cap, rate]);
+  }
+
+  async configure(queue: string, limits: QueueLimits): Promise<void> {
+    const pairs: string[] = [];
+    const set = (field: string, value: string | undefined) => value !== undefined && pairs.push(field, value);
+    set('rl', limits.rateLimit === undefined ? undefined : limits.rateLimit === null ? '' : encodeRate(limits.rateLimit));
+    set('gcap', limits.groupConcurrency === undefined ? undefined : String(limits.groupConcurrency ?? ''));
+    set('grl', limits.groupRateLimit === undefined ? undefined : limits.groupRateLimit === null ? '' : encodeRate(limits.groupRateLimit));
+    set('mw', limits.maxWaiting === undefined ? undefined : String(limits.maxWaiting ?? ''));
+    set('mwg', limits.maxWaitingPerGroup === undefined ? undefined : String(limits.maxWaitingPerGroup ?? ''));
+    if (pairs.length) await this.run('configure', queue, pairs);
+  }
+
+  private async consumeHint(queue: string, max: number): Promise<number> {
+    return Number(await this.run('consumeHint', queue, [max]));
+  }
+
+  async isPaused(queue: string): Promise<boolean> {
+    return (await this.command('isPaused').sendCommand(['HEXISTS', this.keysOf(queue).meta, 'paused'])) === 1;
+  }
+
+  async getJob(queue: string, id: string): Promise<JobRecord | null> {
+    const hash = decodeHash((await this.command('getJob').sendCommand(['HGETALL', this.keysOf(queue).job(id)])) as RawReply);
+    return Object.keys(hash).length === 0 ? null : decodeJob(id, hash);
+  }
+
+  async getLogs(queue: string, id: string): Promise<string[]> {
+    return (await this.command('getLogs').sendCommand(['LRANGE', this.keysOf(queue).logs(id), '0', '-1'])) as string[];
+  }
+
+  async getCounts(queue: string): Promise<JobCounts> {
+    const [waiting, paused, delayed, active, completed, failed, cancelled] = (await this.run('counts', queue, [])) as number[];
+    return { waiting: waiting!, paused: paused!, delayed: delayed!, active: active!, completed: completed!, failed: failed!, cancelled: cancelled! };
+  }
+
+  async pausedNames(queue: string): Promise<string[]> {
+    return (await this.command('pausedNames').sendCommand(['SMEMBERS', this.keysOf(queue).pausedNames])) as string[];
+  }
+
+  async getLimits(queue: string): Promise<QueueLimits> {
+    const [rl, gcap, grl, mw, mwg] = (await this.command('getLimits').sendCommand([
+      'HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg',
+    ])) as (string | null)[];
+    return {
+      rateLimit: decodeRate(rl ?? null),
+      groupConcurrency: decodeCount(gcap ?? null),
+      groupRateLimit: decodeRate(grl ?? null),
+      maxWaiting: decodeCount(mw ?? null),
+      maxWaitingPerGroup: decodeCount(mwg ?? null),
+    };
+  }
+
+  async getGroup(queue: string, group: string): Promise<GroupState> {
+    const k = this.keysOf(queue);
+    const client = this.command('getGroup');
+    const [fields, waiting] = await Promise.all([
+      client.sendCommand(['HMGET', k.group(group), 'paused', 'active', 'cap', 'rl']) as Promise<(string | null)[]>,
+      client.sendCommand(['ZCARD', k.groupWait(group)]),
+    ]);
+    const [paused, active, cap, rl] = fields;
+    const rateLimit = decodeRate(rl ?? null);
+    return {
+      id: group,
+      waiting: Number(waiting),
+      active: Number(active ?? 0),
+      paused: paused != null,
+      ...(cap != null && { concurrency: Number(cap) }),
+      ...(rateLimit && { rateLimit }),
+    };
+  }
+
+  async listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]> {
+    const key = indexKey(this.keysOf(queue), state);
+    return (await this.command('listIds').sendCommand(['ZRANGE', key, String(start), String(end)])) as string[];
+  }
+
+  async verify(queue: string): Promise<string[]> {
+    return verifyQueue(this.command('verify'), this.keysOf(queue));
+  }
+}
+
+function encodeRate(rate: RateLimit): string {
+  return `${rate.max},${rate.duration}`;
+}
+
+function decodeRate(value: string | null): RateLimit | null {
+  if (!value) return null;
+  const [max, duration] = value.split(',').map(Number);
+  return { max: max!, duration: duration! };
+}
+
+function decodeCount(value: string | null): number | null {
+  return value == null || value === '' ? null : Number(value);
+}

@@ -1,0 +1,177 @@
+import type {
+  AddBatchOutcome,
+  AddOutcome,
+  ClaimOutcome,
+  CancelOutcome,
+  CompleteOutcome,
+  ExtendOutcome,
+  FailOutcome,
+  JobRecord,
+  JobState,
+  PromoteOutcome,
+  ReapOutcome,
+  ReleaseOutcome,
+} from './store.js';
+import { ReplyShapeError } from './errors.js';
+import { JOB_STATES } from './store.js';
+
+/**
+ * What the client gives back: Lua tables become arrays, false becomes null
+ * (RESP2 and RESP3 alike). Plain HGETALL is a flat array over RESP2 and a map
+ * (object) over RESP3, node-redis v6's default.
+ */
+export type RawReply = string | number | null | RawReply[] | { readonly [field: string]: RawReply };
+
+function list(script: string, reply: RawReply): RawReply[] {
+  if (!Array.isArray(reply)) throw new ReplyShapeError(script, `expected an array, got ${typeof reply}`);
+  return reply;
+}
+
+function int(script: string, reply: RawReply | undefined): number {
+  const n = typeof reply === 'number' ? reply : Number(reply);
+  if (!Number.isFinite(n)) throw new ReplyShapeError(script, `expected a number, got ${String(reply)}`);
+  return n;
+}
+
+function str(reply: RawReply | undefined): string {
+  return typeof reply === 'string' ? reply : reply == null ? '' : String(reply);
+}
+
+function state(script: string, value: string): JobState {
+  if ((JOB_STATES as readonly string[]).includes(value)) return value as JobState;
+  throw new ReplyShapeError(script, `unknown job state "${value}"`);
+}
+
+function optionalInt(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A hash reply as a record: a flat list (field, value, ...) from Lua or RESP2, or a RESP3 map. */
+export function decodeHash(reply: RawReply | undefined, offset = 0): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (Array.isArray(reply)) {
+    for (let i = offset; i + 1 < reply.length; i += 2) out[str(reply[i])] = str(reply[i + 1]);
+  } else if (reply instanceof Map) {
+    for (const [field, value] of reply as Map<unknown, RawReply>) out[String(field)] = str(value);
+  } else if (reply && typeof reply === 'object') {
+    for (const [field, value] of Object.entries(reply)) out[field] = str(value);
+  }
+  return out;
+}
+
+/** A job hash as a typed record. Missing numbers read as 0, so a damaged hash still decodes. */
+export function decodeJob(id: string, h: Record<string, string>): JobRecord {
+  const deadline = optionalInt(h.deadline);
+  return {
+    id,
+    name: h.name ?? '',
+    data: h.data ?? 'null',
+    opts: h.opts ?? '{}',
+    state: (JOB_STATES as readonly string[]).includes(h.state ?? '') ? (h.state as JobState) : 'waiting',
+    attempt: optionalInt(h.attempt) ?? 0,
+    maxAttempts: optionalInt(h.maxAttempts) ?? 1,
+    createdAt: optionalInt(h.createdAt) ?? 0,
+    runAt: optionalInt(h.runAt),
+    startedAt: optionalInt(h.startedAt),
+    finishedAt: optionalInt(h.finishedAt),
+    deadline: deadline && deadline > 0 ? deadline : undefined,
+    priority: optionalInt(h.priority) ?? 0,
+    lifo: h.lifo === '1',
+    stalled: optionalInt(h.stalled) ?? 0,
+    progress: h.progress,
+    result: h.result,
+    error: h.error === undefined ? undefined : { message: h.error, stack: h.stack ?? '', code: h.code ?? '' },
+    reason: h.reason,
+    token: h.token,
+    group: h.group,
+    cancelRequested: h.cancel === '1',
+  };
+}
+
+export function decodeAdd(reply: RawReply): AddBatchOutcome {
+  const entries = list('add', reply);
+  if (entries[0] === -1) {
+    const group = str(entries[2]);
+    return { status: 'full', limit: int('add', entries[1]), ...(group !== '' && { group }) };
+  }
+  return { status: 'added', jobs: entries.map(decodeAdded) };
+}
+
+function decodeAdded(entry: RawReply): AddOutcome {
+  const e = list('add', entry);
+  const id = str(e[1]);
+  if (int('add', e[0]) === 1) {
+    return { created: true, id, state: state('add', str(e[2])), createdAt: int('add', e[3]), runAt: int('add', e[4]) };
+  }
+  return { created: false, id, existing: e.length > 2 ? decodeJob(id, decodeHash(e, 2)) : null };
+}
+
+/** Job hashes returned by claim-like scripts; each carries its id in the `id` field written at add. */
+export function decodeClaimed(script: string, replies: readonly RawReply[]): JobRecord[] {
+  return replies.map((r) => {
+    const h = decodeHash(list(script, r));
+    return decodeJob(h.id ?? '', h);
+  });
+}
+
+export function decodeClaim(reply: RawReply): ClaimOutcome {
+  const r = list('claim', reply);
+  return { waitMs: int('claim', r[0]), jobs: decodeClaimed('claim', r.slice(1)) };
+}
+
+export function decodeComplete(reply: RawReply): CompleteOutcome {
+  const r = list('complete', reply);
+  const code = int('complete', r[0]);
+  if (code === -1) return { status: 'lost', next: [] };
+  if (code === 2) return { status: 'already', state: state('complete', str(r[1])), next: [] };
+  const next = decodeClaimed('complete', r.slice(3));
+  return { status: code === 3 ? 'cancelled' : 'completed', next, waitMs: int('complete', r[2]) };
+}
+
+export function decodeFail(reply: RawReply): FailOutcome {
+  const r = list('fail', reply);
+  const code = int('fail', r[0]);
+  if (code === -1) return { status: 'lost' };
+  return { status: code === 2 ? 'already' : 'moved', state: state('fail', str(r[1])), runAt: int('fail', r[2]) };
+}
+
+export function decodeExtend(reply: RawReply): ExtendOutcome[] {
+  return list('extend', reply).map((c) => {
+    const code = int('extend', c);
+    return code === 1 ? 'renewed' : code === 2 ? 'cancel-requested' : 'lost';
+  });
+}
+
+export function decodeRelease(reply: RawReply): ReleaseOutcome {
+  const code = int('release', reply);
+  return code === 1 ? 'released' : code === 2 ? 'cancelled' : 'lost';
+}
+
+export function decodePromote(reply: RawReply): PromoteOutcome {
+  const r = list('promote', reply);
+  const next = int('promote', r[1]);
+  return { moved: int('promote', r[0]), nextDueIn: next < 0 ? null : next };
+}
+
+export function decodeReap(reply: RawReply): ReapOutcome[] {
+  const r = list('reap', reply);
+  const out: ReapOutcome[] = [];
+  for (let i = 0; i + 1 < r.length; i += 2) out.push({ id: str(r[i]), state: state('reap', str(r[i + 1])) });
+  return out;
+}
+
+export function decodeCancel(reply: RawReply): CancelOutcome {
+  const r = list('cancel', reply);
+  switch (int('cancel', r[0])) {
+    case 1:
+      return { status: 'cancelled' };
+    case 2:
+      return { status: 'requested' };
+    case 3:
+      return { status: 'finished', state: state('cancel', str(r[1])) };
+    default:
+      return { status: 'unknown' };
+  }
+}

@@ -1,0 +1,36 @@
+import type { SpoolLogger } from '../logger.js';
+import type { RedisClientLike } from './redis-client.js';
+
+/** The server cannot run Spool (too old). */
+export class UnsupportedServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedServerError';
+  }
+}
+
+/** Reads one `field:value` line of an INFO reply. */
+export function infoField(info: string, field: string): string | undefined {
+  const match = new RegExp(`^${field}:(.*)$`, 'm').exec(info);
+  return match?.[1]?.trim();
+}
+
+/**
+ * Refuses Redis older than 7 (the scripts use 7.0 commands and script-effects
+ * replication) and warns when the eviction policy could drop job keys.
+ */
+export async function checkServer(client: RedisClientLike, logger: SpoolLogger): Promise<void> {
+  const info = String(await client.sendCommand(['INFO', 'server']));
+  const version = infoField(info, 'redis_version') ?? '0';
+  const major = Number(version.split('.')[0]);
+  if (!(major >= 7)) {
+    throw new UnsupportedServerError(`Redis ${version} is too old: Spool needs Redis 7.0 or newer`);
+  }
+  const memory = String(await client.sendCommand(['INFO', 'memory']));
+  const policy = infoField(memory, 'maxmemory_policy');
+  if (policy && policy !== 'noeviction') {
+    logger.warn(
+      `Redis maxmemory-policy is "${policy}": under memory pressure Redis may evict job keys and lose jobs; set it to "noeviction"`,
+    );
+  }
+}

@@ -1,0 +1,93 @@
+import { indexKey, type QueueKeys } from './keys.js';
+import type { RedisClientLike } from './redis-client.js';
+import { decodeHash, type RawReply } from './replies.js';
+import { JOB_STATES } from './store.js';
+
+/**
+ * Consistency check of one queue (DESIGN invariant 1): every job id is in
+ * exactly one state index (waiting jobs sit in `wait`, in a group's set or
+ * parked under a paused name), the index matches the state in its hash, every
+ * index entry has a hash, every hash is indexed, active jobs hold a lease, and
+ * the counters kept for speed (grouped/parked waiting, per-name waiting,
+ * per-group active) match what the indexes hold.
+ * It reads the whole queue (SCAN included): a diagnostic for tests and
+ * operators, never a hot path.
+ */
+export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Promise<string[]> {
+  const problems: string[] = [];
+  const where = new Map<string, string[]>();
+  const note = (id: string, index: string) => where.set(id, [...(where.get(id) ?? []), index]);
+  const members = (key: string) => client.sendCommand(['ZRANGE', key, '0', '-1']) as Promise<string[]>;
+
+  for (const state of JOB_STATES) for (const id of await members(indexKey(keys, state))) note(id, state);
+  const groupWaits = (await scan(client, `${keys.groupPrefix}*`)).filter((k) => k.endsWith(':wait'));
+  const parked = await scan(client, `${keys.parkedPrefix}*`);
+  let grouped = 0;
+  let parkedCount = 0;
+  for (const key of groupWaits) for (const id of await members(key)) (note(id, `waiting (${key})`), (grouped += 1));
+  for (const key of parked) for (const id of await members(key)) (note(id, `waiting (${key})`), (parkedCount += 1));
+
+  const hashIds = new Set((await scan(client, `${keys.jobPrefix}*`)).map((key) => key.slice(keys.jobPrefix.length)));
+  const ids = [...new Set([...where.keys(), ...hashIds])];
+  const fields = await Promise.all(
+    ids.map((id) => client.sendCommand(['HMGET', keys.job(id), 'state', 'token', 'name', 'data', 'group']) as Promise<(string | null)[]>),
+  );
+  const waitingByName = new Map<string, number>();
+  const activeByGroup = new Map<string, number>();
+  ids.forEach((id, i) => {
+    const [state, token, name, data, group] = fields[i]!;
+    const indexes = where.get(id) ?? [];
+    if (indexes.length > 1) problems.push(`job ${id} is in several indexes: ${indexes.join(', ')}`);
+    if (!hashIds.has(id)) {
+      problems.push(`job ${id} is in ${indexes.join(', ')} but has no hash`);
+      return;
+    }
+    const index = indexes[0];
+    if (index === undefined) problems.push(`job ${id} (state ${state ?? 'none'}) is in no index`);
+    else if (indexes.length === 1 && index.split(' ')[0] !== state) problems.push(`job ${id} is in ${index} but its hash says ${state ?? 'nothing'}`);
+    if (state === 'active' && !token) problems.push(`job ${id} is active without a lease token`);
+    if (state !== 'active' && token) problems.push(`job ${id} is ${state ?? 'stateless'} but still holds a lease token`);
+    if (name === null || data === null) problems.push(`job ${id} lacks its name or data`);
+    if (state === 'waiting' && name != null) waitingByName.set(name, (waitingByName.get(name) ?? 0) + 1);
+    if (state === 'active' && group) activeByGroup.set(group, (activeByGroup.get(group) ?? 0) + 1);
+  });
+
+  const meta = decodeHash((await client.sendCommand(['HGETALL', keys.meta])) as RawReply);
+  const counter = (field: string) => Number(meta[field] ?? 0);
+  if (counter('gw') !== grouped) problems.push(`meta gw says ${counter('gw')} grouped waiting jobs, the group sets hold ${grouped}`);
+  if (counter('pw') !== parkedCount) problems.push(`meta pw says ${counter('pw')} parked jobs, the parked sets hold ${parkedCount}`);
+  const names = new Set([...waitingByName.keys(), ...Object.keys(meta).filter((f) => f.startsWith('n:')).map((f) => f.slice(2))]);
+  for (const name of names) {
+    if (counter(`n:${name}`) !== (waitingByName.get(name) ?? 0)) {
+      problems.push(`meta n:${name} says ${counter(`n:${name}`)} waiting, the indexes hold ${waitingByName.get(name) ?? 0}`);
+    }
+  }
+  for (const gid of (await client.sendCommand(['SMEMBERS', keys.groups])) as string[]) {
+    const active = Number((await client.sendCommand(['HGET', keys.group(gid), 'active'])) ?? 0);
+    if (active !== (activeByGroup.get(gid) ?? 0)) problems.push(`group ${gid} counts ${active} active, ${activeByGroup.get(gid) ?? 0} are`);
+    activeByGroup.delete(gid);
+  }
+  for (const gid of activeByGroup.keys()) problems.push(`group ${gid} has active jobs but is not in the groups set`);
+  const ring = (await client.sendCommand(['LRANGE', keys.ring, '0', '-1'])) as string[];
+  if (new Set(ring).size !== ring.length) problems.push(`the group ring holds a group twice: ${ring.join(', ')}`);
+  return problems;
+}
+
+async function scan(client: RedisClientLike, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = (await client.sendCommand(['SCAN', cursor, 'MATCH', escapeGlob(pattern), 'COUNT', '1000'])) as [string, string[]];
+    cursor = next;
+    found.push(...batch);
+  } while (cursor !== '0');
+  return found;
+}
+
+/** Escapes glob characters of a key prefix; a trailing `*` stays a wildcard. */
+function escapeGlob(pattern: string): string {
+  const star = pattern.endsWith('*');
+  const body = star ? pattern.slice(0, -1) : pattern;
+  return body.replace(/[*?[\]\\]/g, (c) => `\\${c}`) + (star ? '*' : '');
+}
+

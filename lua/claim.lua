@@ -1,0 +1,27 @@
+--[[
+  claim: waiting -> active for up to `count` jobs in one call, each under a
+  fresh lease token (see includes/claim-batch for the order and the gates).
+
+  KEYS[1..17] queue keys (includes/queue)
+
+  ARGV[1..3] channels and queue name (includes/queue)
+  ARGV[4] worker id (tokens are <worker id>:<claim number>)
+  ARGV[5] count
+  ARGV[6] lease duration ms
+  ARGV[7..] job names to step over (the worker runs them at their cap)
+
+  Returns {waitMs, job hashes...}: the claimed jobs (flat field/value lists,
+  token and attempt included), and waitMs > 0 when nothing may start before
+  then (rate limit window used up, or throttled by a handler).
+]]
+--- @include "includes/now"
+--- @include "includes/queue"
+--- @include "includes/claim-batch"
+
+local Q = spool_queue()
+local jobs, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_set(7))
+local reply = {waitMs}
+for i = 1, #jobs do
+  reply[#reply + 1] = jobs[i]
+end
+return reply

@@ -1,0 +1,53 @@
+--[[
+  complete: active -> completed for the current lease holder, then (same call)
+  claim up to `fetch` next jobs for that worker.
+
+  KEYS[1..17] queue keys (includes/queue)
+  KEYS[18] job        the job hash
+
+  ARGV[1..3] channels and queue name (includes/queue)
+  ARGV[4] job id
+  ARGV[5] lease token
+  ARGV[6] result (JSON)
+  ARGV[7] fetch: how many next jobs to claim (0 = none)
+  ARGV[8] worker id
+  ARGV[9] lease duration ms
+  ARGV[10..] job names the next claim steps over
+
+  Returns {code, state, waitMs, next job hashes...}:
+    1 completed   3 cancelled (a cancel request won; the result is kept)
+    2 this token already finished the job (a retried call); state is the current one
+   -1 lease lost: the token is not the current one; nothing was written
+  waitMs > 0 when the next claim was refused by a rate limit (see claim).
+]]
+--- @include "includes/now"
+--- @include "includes/queue"
+--- @include "includes/claim-batch"
+
+local Q = spool_queue()
+local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
+local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state')
+if fields[1] ~= token then
+  if fields[2] == token then
+    return {2, fields[4], 0}
+  end
+  return {-1, '', 0}
+end
+
+local now = spool_now()
+spool_leave_active(Q, jobKey, id, true)
+redis.call('HSET', jobKey, 'result', ARGV[6])
+local code, state = 1, 'completed'
+if fields[3] then
+  code, state = 3, 'cancelled'
+  spool_cancelled(Q, jobKey, id, now)
+else
+  spool_finish(Q, jobKey, id, Q.completed, 'completed', now, 'rc')
+end
+
+local next, waitMs = spool_claim(Q, tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), now, spool_name_set(10))
+local reply = {code, state, waitMs}
+for i = 1, #next do
+  reply[#reply + 1] = next[i]
+end
+return reply

@@ -1,0 +1,29 @@
+--[[
+  counts: how many jobs are in each state, read in one atomic step.
+  'paused' counts waiting jobs that may not start because their name is
+  paused (parked or not yet reached), or every waiting job when the whole
+  queue is paused; 'waiting' counts the rest.
+
+  KEYS[1..17] queue keys (includes/queue)
+
+  Returns {waiting, paused, delayed, active, completed, failed, cancelled}.
+]]
+--- @include "includes/queue"
+--- @include "includes/wake"
+
+local Q = spool_queue()
+local total = spool_waiting_count(Q) + (tonumber(redis.call('HGET', Q.meta, 'pw')) or 0)
+local paused = 0
+if redis.call('HEXISTS', Q.meta, 'paused') == 1 then
+  paused = total
+else
+  local names = redis.call('SMEMBERS', Q.pausedNames)
+  for i = 1, #names do
+    paused = paused + (tonumber(redis.call('HGET', Q.meta, 'n:' .. names[i])) or 0)
+  end
+end
+return {
+  total - paused, paused,
+  redis.call('ZCARD', Q.delayed), redis.call('ZCARD', Q.active), redis.call('ZCARD', Q.completed),
+  redis.call('ZCARD', Q.failed), redis.call('ZCARD', Q.cancelled),
+}

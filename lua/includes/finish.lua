@@ -1,0 +1,53 @@
+--[[
+  finish: moves out of active and into terminal states.
+  - leaving active frees the job's group slot (the group may rejoin the ring);
+  - the lease token is dropped and kept as ft (finishing token), so the same
+    holder retrying the same call after a lost reply is recognised and
+    answered idempotently, while a stale holder is not;
+  - a dedup key held "until the job finishes" (dk) is released if it still
+    points at this job;
+  - retention (rc for completed, rf for failed and cancelled) trims old jobs.
+]]
+--- @include "includes/groups"
+--- @include "includes/retention"
+
+-- Out of active (after complete, fail, reap, release, throttle): the lease ends.
+local function spool_leave_active(Q, jobKey, id, keepToken)
+  redis.call('ZREM', Q.active, id)
+  local f = redis.call('HMGET', jobKey, 'group', 'token')
+  if f[2] then
+    if keepToken then
+      redis.call('HSET', jobKey, 'ft', f[2])
+    end
+    redis.call('HDEL', jobKey, 'token')
+  end
+  spool_group_released(Q, f[1])
+end
+
+local function spool_release_dedup(jobKey, id)
+  local dk = redis.call('HGET', jobKey, 'dk')
+  if dk and redis.call('GET', dk) == id then
+    redis.call('DEL', dk)
+  end
+end
+
+-- Into a terminal state's index. Returns true when retention removed the job hash.
+local function spool_finish(Q, jobKey, id, indexKey, state, now, specField)
+  redis.call('HSET', jobKey, 'state', state, 'finishedAt', now)
+  redis.call('ZADD', indexKey, now, id)
+  spool_release_dedup(jobKey, id)
+  local spec = redis.call('HGET', jobKey, specField) or '-1,-1'
+  return spool_retain(Q, indexKey, jobKey, id, spec, now)
+end
+
+-- Dead-letter: record why, then finish into the failed index.
+local function spool_dead_letter(Q, jobKey, id, now, reason, message, stack, code)
+  redis.call('HSET', jobKey, 'reason', reason, 'error', message, 'stack', stack, 'code', code)
+  return spool_finish(Q, jobKey, id, Q.failed, 'failed', now, 'rf')
+end
+
+-- Cancelled: the same path as any terminal state; removeOnFail governs retention.
+local function spool_cancelled(Q, jobKey, id, now)
+  redis.call('HDEL', jobKey, 'cancel')
+  return spool_finish(Q, jobKey, id, Q.cancelled, 'cancelled', now, 'rf')
+end

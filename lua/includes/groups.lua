@@ -1,0 +1,77 @@
+--[[
+  groups: fair service between groups (tenants).
+  A group is in the ring while it has waiting jobs and may start one more:
+  not paused, under its concurrency cap, rate window open. Claims take the
+  ring's head and rotate it to the tail (round-robin); a group that can take
+  no more leaves the ring, and comes back when that changes (a job of it
+  ends, it is resumed, its cap is raised, its rate window reopens).
+  The hash field `sched` marks a group that is in the ring or in glimited,
+  so it is never queued twice.
+]]
+--- @include "includes/limits"
+
+local function spool_group_key(Q, gid)
+  return Q.groupPrefix .. gid
+end
+
+local function spool_group_wait(Q, gid)
+  return Q.groupPrefix .. gid .. ':wait'
+end
+
+-- The group's concurrency cap: its own, else the queue default (0 = none).
+local function spool_group_cap(Q, capField)
+  local cap = tonumber(capField)
+  if cap == nil then
+    cap = tonumber(redis.call('HGET', Q.meta, 'gcap')) or 0
+  end
+  return cap
+end
+
+-- Puts the group in the ring if it can be served and is not queued already.
+local function spool_group_ready(Q, gid)
+  local gkey = spool_group_key(Q, gid)
+  local f = redis.call('HMGET', gkey, 'sched', 'paused', 'active', 'cap')
+  if f[1] or f[2] then
+    return
+  end
+  local cap = spool_group_cap(Q, f[4])
+  if cap > 0 and (tonumber(f[3]) or 0) >= cap then
+    return
+  end
+  if redis.call('ZCARD', spool_group_wait(Q, gid)) == 0 then
+    return
+  end
+  redis.call('RPUSH', Q.ring, gid)
+  redis.call('HSET', gkey, 'sched', '1')
+end
+
+-- A job of the group left active: one slot frees up.
+local function spool_group_released(Q, gid)
+  if not gid then
+    return
+  end
+  local gkey = spool_group_key(Q, gid)
+  local active = redis.call('HINCRBY', gkey, 'active', -1)
+  if active <= 0 then
+    redis.call('HDEL', gkey, 'active')
+    local settings = redis.call('HMGET', gkey, 'cap', 'paused', 'rl', 'sched')
+    if not (settings[1] or settings[2] or settings[3] or settings[4])
+      and redis.call('ZCARD', spool_group_wait(Q, gid)) == 0 then
+      -- Nothing waits, nothing runs, nothing is configured: forget the group.
+      redis.call('SREM', Q.groups, gid)
+      redis.call('DEL', gkey)
+      return
+    end
+  end
+  spool_group_ready(Q, gid)
+end
+
+-- Groups whose rate window reopened go back to the ring.
+local function spool_groups_reopen(Q, now)
+  local due = redis.call('ZRANGE', Q.glimited, '-inf', now, 'BYSCORE', 'LIMIT', 0, 100)
+  for i = 1, #due do
+    redis.call('ZREM', Q.glimited, due[i])
+    redis.call('HDEL', spool_group_key(Q, due[i]), 'sched')
+    spool_group_ready(Q, due[i])
+  end
+end

@@ -1,0 +1,20 @@
+--[[
+  pause-names: workers everywhere stop starting jobs of these names. New jobs
+  of a paused name are parked at once; ones already waiting are parked when a
+  claim reaches them. Parked jobs keep their scores, so they come back in order.
+
+  KEYS[1..17] queue keys (includes/queue)
+
+  ARGV[1..3] channels and queue name (includes/queue)
+  ARGV[4..] job names
+
+  Returns how many names were newly paused.
+]]
+--- @include "includes/queue"
+
+local Q = spool_queue()
+local added = 0
+for i = 4, #ARGV do
+  added = added + redis.call('SADD', Q.pausedNames, ARGV[i])
+end
+return added

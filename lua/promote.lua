@@ -1,0 +1,42 @@
+--[[
+  promote: delayed -> waiting for every job due now (at most `limit` per call),
+  in due order. Idempotent: many workers may race to run it; each job moves once.
+
+  KEYS[1..17] queue keys (includes/queue)
+
+  ARGV[1..3] channels and queue name (includes/queue)
+  ARGV[4] limit
+
+  Returns {moved, ms until the next delayed job is due (-1 = none)}.
+  Publishes: sched 'w:<queue>' when a worker is idle.
+]]
+--- @include "includes/now"
+--- @include "includes/queue"
+--- @include "includes/place"
+--- @include "includes/wake"
+
+local Q = spool_queue()
+local now = spool_now()
+local due = redis.call('ZRANGE', Q.delayed, '-inf', now, 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[4]))
+local moved, claimable = 0, 0
+for i = 1, #due do
+  local id = due[i]
+  local jobKey = Q.jobPrefix .. id
+  redis.call('ZREM', Q.delayed, id)
+  local fields = redis.call('HMGET', jobKey, 'priority', 'lifo')
+  if fields[1] then
+    if spool_place(Q, jobKey, id, spool_wait_score(Q, tonumber(fields[1]), fields[2] == '1')) then
+      claimable = claimable + 1
+    end
+    moved = moved + 1
+  end
+end
+spool_wake(Q, claimable)
+
+local nextDue = redis.call('ZRANGE', Q.delayed, 0, 0, 'WITHSCORES')
+if nextDue[2] then
+  local wait = tonumber(nextDue[2]) - now
+  if wait < 0 then wait = 0 end
+  return {moved, wait}
+end
+return {moved, -1}

@@ -1,0 +1,50 @@
+--[[
+  throttle: the handler reported that a downstream service rate-limits it
+  (RateLimitedError with a retry-after). The job goes back to delayed for
+  that long without spending the attempt, and the whole queue starts nothing
+  new until then (meta lu): every worker sees it at its next claim.
+
+  KEYS[1..17] queue keys (includes/queue)
+  KEYS[18] job        the job hash
+
+  ARGV[1..3] channels and queue name (includes/queue)
+  ARGV[4] job id
+  ARGV[5] lease token
+  ARGV[6] retry after, ms
+
+  Returns {code, state, runAt}: 1 delayed (or 'cancelled' when a cancel was
+  pending), 2 already done by this token (a retried call), -1 lease lost.
+  Publishes: sched 'd:<ms>:<queue>' when it is the earliest delayed job.
+]]
+--- @include "includes/now"
+--- @include "includes/queue"
+--- @include "includes/wake"
+--- @include "includes/finish"
+
+local Q = spool_queue()
+local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
+local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state')
+if fields[1] ~= token then
+  if fields[2] == token then
+    return {2, fields[4], 0}
+  end
+  return {-1, '', 0}
+end
+
+local now = spool_now()
+spool_leave_active(Q, jobKey, id, true)
+if fields[3] then
+  spool_cancelled(Q, jobKey, id, now)
+  return {1, 'cancelled', 0}
+end
+local after = tonumber(ARGV[6])
+local runAt = now + after
+redis.call('HINCRBY', jobKey, 'attempt', -1)
+redis.call('HSET', jobKey, 'state', 'delayed', 'runAt', runAt)
+redis.call('ZADD', Q.delayed, runAt, id)
+local until_ = tonumber(redis.call('HGET', Q.meta, 'lu')) or 0
+if runAt > until_ then
+  redis.call('HSET', Q.meta, 'lu', runAt)
+end
+spool_announce_delayed(Q, id, after)
+return {1, 'delayed', runAt}

@@ -1,0 +1,47 @@
+import { engineHarness } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+describe('delayed jobs', () => {
+  // A long poll interval proves the promotion timer, not polling, runs them on time.
+  const h = engineHarness({ pollInterval: 60_000 });
+
+  it('runs a delayed job within 100 ms of its due time (Redis clock)', async () => {
+    const queue = h.queue('due');
+    h.worker('due', async () => 'ran');
+    await waitFor(async () => (await h.store.command('t').sendCommand(['EXISTS', h.store.keysOf('due').idle])) === 1, {
+      message: 'the worker to go idle',
+    });
+    const job = await queue.add('later', {}, { delay: 400 });
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 3000 });
+    const done = await queue.getJob(job.id);
+    const lateness = done!.startedAt! - done!.runAt!;
+    expect(lateness).toBeGreaterThanOrEqual(0);
+    expect(lateness).toBeLessThanOrEqual(100);
+  });
+
+  it('re-arms for a new earlier job while sleeping towards a later one', async () => {
+    const queue = h.queue('rearm');
+    const order: string[] = [];
+    h.worker('rearm', async (job) => void order.push(job.name));
+    await queue.add('far', {}, { delay: 20_000 });
+    const near = await queue.add('near', {}, { delay: 200 });
+    await waitFor(async () => (await queue.getJob(near.id))?.state === 'completed', { timeout: 2000 });
+    const done = await queue.getJob(near.id);
+    expect(done!.startedAt! - done!.runAt!).toBeLessThanOrEqual(100);
+    expect(order).toEqual(['near']);
+    await queue.cancel((await queue.getJobs('delayed'))[0]!.id);
+  });
+
+  it('runs delayed jobs in due order', async () => {
+    const queue = h.queue('order');
+    const order: string[] = [];
+    h.worker('order', async (job) => void order.push(job.name));
+    await queue.addBulk([
+      { name: 'c', data: 0, opts: { delay: 300 } },
+      { name: 'a', data: 0, opts: { delay: 100 } },
+      { name: 'b', data: 0, opts: { delay: 200 } },
+    ]);
+    await waitFor(() => order.length === 3, { timeout: 3000 });
+    expect(order).toEqual(['a', 'b', 'c']);
+  });
+});

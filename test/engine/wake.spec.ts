@@ -1,0 +1,73 @@
+import { Queue, RedisStore, Worker, type ClaimOutcome, type Fetch } from '../../lib/index.js';
+import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/** A real store that counts its claim calls. */
+class CountingStore extends RedisStore {
+  claims = 0;
+  override claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
+    this.claims += 1;
+    return super.claim(queue, fetch);
+  }
+}
+
+describe('wake-ups', () => {
+  let store: CountingStore;
+  const workers: Worker[] = [];
+
+  beforeEach(async () => {
+    store = new CountingStore({ url: redisUrl() }, { prefix: uniquePrefix(), logger: silentLogger });
+    await store.connect();
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.close()));
+    await store.disconnect();
+  });
+
+  function idleWorkers(queue: string, count: number, handler: () => Promise<unknown> = async () => undefined): void {
+    for (let i = 0; i < count; i++) {
+      // pollInterval far beyond the test: every claim here comes from a wake-up.
+      workers.push(new Worker(queue, handler, { store, pollInterval: 600_000, logger: silentLogger }));
+    }
+  }
+
+  it('10 idle workers and 3 new jobs cost about 3 claims, not 10 (wake-hint budget)', async () => {
+    const queue = new Queue('herd', { store });
+    idleWorkers('herd', 10);
+    await Promise.all(workers.map((w) => w.run()));
+    await waitFor(() => store.claims === 10, { message: 'each worker to look once at start' });
+    store.claims = 0;
+    await queue.addBulk([{ name: 'a', data: 1 }, { name: 'b', data: 2 }, { name: 'c', data: 3 }]);
+    await waitFor(async () => (await queue.getCounts()).completed === 3, { message: '3 jobs done' });
+    expect(store.claims).toBeGreaterThanOrEqual(1);
+    expect(store.claims).toBeLessThanOrEqual(4);
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('wakes an idle worker for each later add, without polling', async () => {
+    const queue = new Queue('each', { store });
+    idleWorkers('each', 2);
+    await Promise.all(workers.map((w) => w.run()));
+    for (let i = 0; i < 5; i++) {
+      const job = await queue.add('x', i);
+      await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 2000, message: `job ${i}` });
+    }
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('a busy queue publishes no wake-up per job (only idle workers are announced to)', async () => {
+    const queue = new Queue('busy', { store });
+    const before = await publishes(store);
+    await queue.addBulk(Array.from({ length: 50 }, (_, i) => ({ name: 'x', data: i })));
+    await queue.add('y', 0);
+    expect((await publishes(store)) - before).toBe(0);
+    idleWorkers('busy', 1);
+    await waitFor(async () => (await queue.getCounts()).completed === 51, { message: 'the backlog to drain' });
+    expect(await queue.verify()).toEqual([]);
+  });
+});
+
+async function publishes(store: RedisStore): Promise<number> {
+  const info = String(await store.command('test').sendCommand(['INFO', 'commandstats']));
+  return Number(/^cmdstat_publish:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+}

@@ -1,0 +1,8 @@
+import { RedisServer } from './redis-server.mjs';
+
+/** One private redis-server for the whole run; chaos tests start their own. */
+export default async function globalSetup() {
+  const server = await RedisServer.start();
+  process.env.SPOOL_TEST_REDIS_URL = server.url;
+  globalThis.__spoolRedis = server;
+}

@@ -1,0 +1,97 @@
+import { InvalidArgumentError, MAX_PRIORITY, UnknownOptionError } from '../../lib/index.js';
+import { normalizeJobOptions } from '../../lib/engine/options.js';
+
+function fieldOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) return err.field;
+    throw err;
+  }
+  throw new Error('expected an InvalidArgumentError');
+}
+
+describe('normalizeJobOptions', () => {
+  const now = 1_700_000_000_000;
+
+  it('fills defaults', () => {
+    expect(normalizeJobOptions(undefined, undefined, 'opts', now)).toEqual({
+      delay: 0,
+      priority: 0,
+      lifo: false,
+      attempts: 1,
+      backoff: undefined,
+      deadline: 0,
+      timeout: undefined,
+      dedup: undefined,
+      removeOnComplete: '-1,-1',
+      removeOnFail: '-1,-1',
+    });
+  });
+
+  it('turns runAt into a delay and keeps Date deadlines as epoch ms', () => {
+    const o = normalizeJobOptions({ runAt: new Date(now + 1500), deadline: new Date(now + 9000) }, undefined, 'opts', now);
+    expect(o.delay).toBe(1500);
+    expect(o.deadline).toBe(now + 9000);
+  });
+
+  it('lets a job replace the default timing as a whole', () => {
+    expect(normalizeJobOptions({ runAt: now + 10 }, { delay: 5000 }, 'opts', now).delay).toBe(10);
+    expect(normalizeJobOptions({ attempts: 2 }, { delay: 5000 }, 'opts', now).delay).toBe(5000);
+  });
+
+  it('names an unknown option and guesses the intended one', () => {
+    const err = (() => {
+      try {
+        normalizeJobOptions({ atempts: 3 } as never, undefined);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(UnknownOptionError);
+    expect((err as UnknownOptionError).field).toBe('opts.atempts');
+    expect((err as Error).message).toMatch(/did you mean "attempts"/);
+  });
+
+  it.each([
+    [{ delay: -5 }, 'opts.delay'],
+    [{ delay: '10' }, 'opts.delay'],
+    [{ priority: -1 }, 'opts.priority'],
+    [{ priority: MAX_PRIORITY + 1 }, 'opts.priority'],
+    [{ priority: 1.5 }, 'opts.priority'],
+    [{ attempts: 0 }, 'opts.attempts'],
+    [{ timeout: 0 }, 'opts.timeout'],
+    [{ backoff: { type: 'linear', delay: 1 } }, 'opts.backoff.type'],
+    [{ backoff: { type: 'fixed', delay: -1 } }, 'opts.backoff.delay'],
+    [{ backoff: { type: 'exponential', delay: 1, jitter: 2 } }, 'opts.backoff.jitter'],
+    [{ backoff: () => 5 }, 'opts.backoff'],
+    [{ dedup: { key: '' } }, 'opts.dedup.key'],
+    [{ dedup: { key: 'k', ttl: 0 } }, 'opts.dedup.ttl'],
+    [{ removeOnComplete: -1 }, 'opts.removeOnComplete'],
+    [{ removeOnFail: { count: 1, ages: 3 } }, 'opts.removeOnFail.ages'],
+    [{ jobId: '' }, 'opts.jobId'],
+    [{ deadline: 'tomorrow' }, 'opts.deadline'],
+    [{ delay: 1, runAt: 5 }, 'opts.runAt'],
+    [{ lifo: 'yes' }, 'opts.lifo'],
+  ])('refuses %p naming %s', (opts, field) => {
+    expect(fieldOf(() => normalizeJobOptions(opts as never, undefined, 'opts', now))).toBe(field);
+  });
+
+  it('encodes retention as "count,ageMs"', () => {
+    const cases: [unknown, string][] = [
+      [true, '0,-1'],
+      [false, '-1,-1'],
+      [10, '10,-1'],
+      [{ age: 60 }, '-1,60000'],
+      [{ count: 5, age: 1 }, '5,1000'],
+    ];
+    for (const [value, spec] of cases) {
+      expect(normalizeJobOptions({ removeOnComplete: value as never }, undefined).removeOnComplete).toBe(spec);
+    }
+  });
+
+  it('keeps dedup without ttl as "until the job finishes" (ttl 0)', () => {
+    expect(normalizeJobOptions({ dedup: { key: 'order-1' } }, undefined).dedup).toEqual({ key: 'order-1', ttl: 0 });
+    expect(normalizeJobOptions({ dedup: { key: 'order-1', ttl: 1000 } }, undefined).dedup).toEqual({ key: 'order-1', ttl: 1000 });
+  });
+});

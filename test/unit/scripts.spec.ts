@@ -1,0 +1,98 @@
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LUA_DIR, loadScript, ScriptIncludeError } from '../../lib/store/script-loader.js';
+import { QUEUE_KEYS } from '../../lib/store/keys.js';
+import { SCRIPTS, type ScriptDescriptor } from '../../lib/store/scripts.js';
+
+/**
+ * KEYS lines of a script header: `KEYS[3] name ...`, `KEYS[7..] ...` (variadic)
+ * and `KEYS[1..17] queue keys (includes/queue)`, which stands for the keys
+ * the header of includes/queue lists.
+ */
+function headerKeys(file: string): { fixed: string[]; rest: boolean; queue: boolean } {
+  const text = readFileSync(join(LUA_DIR, `${file}.lua`), 'utf8');
+  const header = text.slice(0, text.indexOf(']]'));
+  const fixed: string[] = [];
+  let rest = false;
+  let queue = false;
+  for (const match of header.matchAll(/^\s*KEYS\[(\d+)(\.\.)?(\d+)?\]\s+(\S+)/gm)) {
+    if (match[3] && match[4] === 'queue') {
+      queue = true;
+      const bundle = headerKeys('includes/queue').fixed;
+      expect(Number(match[3])).toBe(bundle.length);
+      fixed.push(...bundle);
+      continue;
+    }
+    if (match[2]) {
+      rest = true;
+      continue;
+    }
+    expect(Number(match[1])).toBe(fixed.length + 1);
+    fixed.push(match[4]!);
+  }
+  return { fixed, rest, queue };
+}
+
+describe('Lua scripts and their descriptors', () => {
+  const descriptors = Object.entries(SCRIPTS) as [string, ScriptDescriptor][];
+
+  it.each(descriptors)('%s declares the same KEYS, in the same order, as its header', (_name, descriptor) => {
+    const { fixed, rest, queue } = headerKeys(descriptor.file);
+    expect(queue).toBe(descriptor.queue);
+    expect(fixed).toEqual([...(descriptor.queue ? QUEUE_KEYS : []), ...descriptor.keys]);
+    expect(rest).toBe(descriptor.rest !== undefined);
+  });
+
+  it('lists the queue bundle in includes/queue in the order QUEUE_KEYS sends it', () => {
+    expect(headerKeys('includes/queue').fixed).toEqual([...QUEUE_KEYS]);
+  });
+
+  it('has a descriptor for every script file in lua/', () => {
+    const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4));
+    expect(files.sort()).toEqual(descriptors.map(([, d]) => d.file).sort());
+  });
+
+  it.each(descriptors)('%s loads with every include resolved once', (_name, descriptor) => {
+    const script = loadScript(descriptor.file);
+    expect(script.source).not.toMatch(/^--- @include/m);
+    expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
+    const definitions = [...script.source.matchAll(/^local function (\w+)/gm)].map((m) => m[1]);
+    expect(new Set(definitions).size).toBe(definitions.length);
+  });
+});
+
+describe('script loader', () => {
+  function fixture(files: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'spool-lua-'));
+    mkdirSync(join(dir, 'includes'));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, `${name}.lua`), text);
+    return dir;
+  }
+
+  it('reports a missing include with the chain that led to it', () => {
+    const dir = fixture({ main: '--- @include "includes/a"\nreturn 1\n', 'includes/a': '--- @include "includes/nope"\n' });
+    expect(() => loadScript('main', dir)).toThrow(ScriptIncludeError);
+    expect(() => loadScript('main', dir)).toThrow(/missing Lua file "includes\/nope.lua".*main -> includes\/a -> includes\/nope/);
+  });
+
+  it('reports a circular include with its chain', () => {
+    const dir = fixture({
+      main: '--- @include "includes/a"\n',
+      'includes/a': '--- @include "includes/b"\n',
+      'includes/b': '--- @include "includes/a"\n',
+    });
+    expect(() => loadScript('main', dir)).toThrow(/circular include of "includes\/a".*main -> includes\/a -> includes\/b -> includes\/a/);
+  });
+
+  it('inlines an include used twice only once', () => {
+    const dir = fixture({
+      main: '--- @include "includes/a"\n--- @include "includes/b"\nreturn 1\n',
+      'includes/a': '--- @include "includes/b"\nlocal function a() end\n',
+      'includes/b': 'local function b() end\n',
+    });
+    const { source } = loadScript('main', dir);
+    expect(source.match(/local function b/g)).toHaveLength(1);
+    expect(source.indexOf('function b')).toBeLessThan(source.indexOf('function a'));
+  });
+});
