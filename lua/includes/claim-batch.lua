@@ -107,12 +107,18 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude)
   spool_groups_reopen(Q, now)
   local checkPaused = redis.call('SCARD', Q.pausedNames) > 0
   local skipped = {}
+  local waitMs = 0
   local budget = count + 100
   while #out < count and budget > 0 do
     budget = budget - 1
     local pick = spool_pop(Q, now)
     if not pick then
       redis.call('SET', Q.idle, '1', 'PX', 3600000)
+      -- Groups waiting for their rate window: no add will announce the reopening, so say when it is.
+      local reopen = redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES')
+      if reopen[2] then
+        waitMs = math.max(1, tonumber(reopen[2]) - now)
+      end
       break
     end
     local id = pick.id
@@ -157,7 +163,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude)
       redis.call('HINCRBY', Q.meta, 'rln', #out)
     end
   end
-  return out, 0
+  return out, waitMs
 end
 
 -- ARGV[from..] as a set of excluded job names.

@@ -10,6 +10,7 @@
 ]]
 --- @include "includes/groups"
 --- @include "includes/retention"
+--- @include "includes/wake"
 
 -- Out of active (after complete, fail, reap, release, throttle): the lease ends.
 local function spool_leave_active(Q, jobKey, id, keepToken)
@@ -21,7 +22,10 @@ local function spool_leave_active(Q, jobKey, id, keepToken)
     end
     redis.call('HDEL', jobKey, 'token')
   end
-  spool_group_released(Q, f[1])
+  if spool_group_released(Q, f[1]) then
+    -- Workers that went idle while every group with work was at its cap must hear of the free slot.
+    spool_wake(Q, 1)
+  end
 end
 
 local function spool_release_dedup(jobKey, id)

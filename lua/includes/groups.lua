@@ -27,28 +27,29 @@ local function spool_group_cap(Q, capField)
   return cap
 end
 
--- Puts the group in the ring if it can be served and is not queued already.
+-- Puts the group in the ring if it can be served and is not queued already; true when it joined now.
 local function spool_group_ready(Q, gid)
   local gkey = spool_group_key(Q, gid)
   local f = redis.call('HMGET', gkey, 'sched', 'paused', 'active', 'cap')
   if f[1] or f[2] then
-    return
+    return false
   end
   local cap = spool_group_cap(Q, f[4])
   if cap > 0 and (tonumber(f[3]) or 0) >= cap then
-    return
+    return false
   end
   if redis.call('ZCARD', spool_group_wait(Q, gid)) == 0 then
-    return
+    return false
   end
   redis.call('RPUSH', Q.ring, gid)
   redis.call('HSET', gkey, 'sched', '1')
+  return true
 end
 
--- A job of the group left active: one slot frees up.
+-- A job of the group left active: one slot frees up. True when the group rejoined the ring.
 local function spool_group_released(Q, gid)
   if not gid then
-    return
+    return false
   end
   local gkey = spool_group_key(Q, gid)
   local active = redis.call('HINCRBY', gkey, 'active', -1)
@@ -60,10 +61,10 @@ local function spool_group_released(Q, gid)
       -- Nothing waits, nothing runs, nothing is configured: forget the group.
       redis.call('SREM', Q.groups, gid)
       redis.call('DEL', gkey)
-      return
+      return false
     end
   end
-  spool_group_ready(Q, gid)
+  return spool_group_ready(Q, gid)
 end
 
 -- Groups whose rate window reopened go back to the ring.

@@ -1,0 +1,62 @@
+import type { ActiveJob } from '../../lib/index.js';
+import { InvalidArgumentError } from '../../lib/index.js';
+import { engineHarness } from '../helpers/harness.js';
+import { redisUrl } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { WorkerProcess } from '../helpers/worker-process.js';
+
+describe('pause and resume', () => {
+  const h = engineHarness();
+
+  it('pauses one job name for a worker in another process; paused jobs keep their order and are counted', async () => {
+    const queue = h.queue('names');
+    const proc = await WorkerProcess.start({ url: redisUrl(), prefix: h.store.prefix, queue: 'names', worker: { concurrency: 1 } });
+    try {
+      // The worker is running and idle when the pause comes from this process.
+      await queue.add('report', 'warm-up');
+      await waitFor(() => proc.completed().length === 1, { message: 'the warm-up job' });
+      expect(await queue.pause({ names: ['report'] })).toBe(true);
+      expect(await queue.pausedNames()).toEqual(['report']);
+      await queue.addBulk([
+        ...Array.from({ length: 5 }, (_, i) => ({ name: 'report', data: `report-${i}` })),
+        ...Array.from({ length: 5 }, (_, i) => ({ name: 'email', data: `email-${i}` })),
+      ]);
+      await waitFor(() => proc.completed().filter((m) => m.name === 'email').length === 5, { message: 'the email jobs' });
+      expect(proc.started().filter((m) => m.name === 'report')).toHaveLength(1); // the warm-up only
+      expect(await queue.getCounts()).toMatchObject({ waiting: 0, paused: 5, completed: 6 });
+
+      await queue.resume({ names: ['report'] });
+      await waitFor(() => proc.completed().length === 11, { message: 'the resumed report jobs' });
+      const reports = await Promise.all(proc.completed().filter((m) => m.name === 'report').slice(1).map((m) => queue.getJob(m.id)));
+      expect(reports.map((j) => j!.data)).toEqual(['report-0', 'report-1', 'report-2', 'report-3', 'report-4']);
+      expect(await queue.getCounts()).toMatchObject({ waiting: 0, paused: 0, completed: 11 });
+    } finally {
+      await proc.close();
+    }
+  });
+
+  it('pauses the whole queue: nothing starts, counts show the jobs as paused, resume runs them in order', async () => {
+    const queue = h.queue('whole');
+    const seen: string[] = [];
+    h.worker('whole', async (job: ActiveJob<string>) => void seen.push(job.data), { concurrency: 1 });
+    expect(await queue.pause()).toBe(true);
+    expect(await queue.isPaused()).toBe(true);
+    await queue.addBulk(['a', 'b', 'c'].map((d) => ({ name: 'j', data: d })));
+    expect(await queue.getCounts()).toMatchObject({ waiting: 0, paused: 3 });
+    // A worker that hears the add must still claim nothing: wait for its claim to come back empty.
+    const probe = await h.store.claim('whole', { count: 3, workerId: 'probe', lockMs: 1000 });
+    expect(probe.jobs).toEqual([]);
+    expect(seen).toEqual([]);
+    expect(await queue.resume()).toBe(true);
+    await waitFor(() => seen.length === 3, { message: 'the jobs after resume' });
+    expect(seen).toEqual(['a', 'b', 'c']);
+  });
+
+  it('refuses bad pause options with the field named', async () => {
+    const queue = h.queue('bad-pause');
+    await expect(queue.pause({ names: [] })).rejects.toThrow(InvalidArgumentError);
+    await expect(queue.pause({ names: [''] })).rejects.toThrow(/pause\(\) options\.names/);
+    await expect(queue.resume({ name: 'x' } as never)).rejects.toThrow(/resume\(\) options\.name/);
+    expect(await queue.pausedNames()).toEqual([]);
+  });
+});
