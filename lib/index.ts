@@ -12,6 +12,21 @@ export type { JobError } from './engine/job.js';
 export type { JobOptions, Retention, StoredJobOptions } from './engine/options.js';
 export { MAX_PRIORITY } from './engine/options.js';
 export { backoffDelay, decideRetry } from './engine/backoff.js';
+export { FlowProducer } from './engine/flow-producer.js';
+export type { FlowProducerOptions } from './engine/flow-producer.js';
+export { CHILD_FAILURE_POLICIES } from './engine/flow-types.js';
+export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './engine/flow-types.js';
+export type { WaitOptions } from './engine/wait-finished.js';
+export {
+  DuplicateJobIdError,
+  UnknownQueueError,
+  WaitTimeoutError,
+  JobFailedError,
+  JobNotFoundError,
+  JobNotFailedError,
+  JobNotFinishedError,
+  ChildrenPendingError,
+} from './engine/flow-errors.js';
 export type { Backoff, BackoffOptions, BackoffStrategy, CustomBackoff, RetryDecision } from './engine/backoff.js';
 export {
   SpoolError,
@@ -63,10 +78,19 @@ export type {
   QueueLimits,
   GroupLimits,
   GroupState,
+  ChildRef,
+  NewFlowNode,
+  AddFlowOutcome,
+  ChildrenRecord,
+  ChildFailure,
+  StoredFailurePolicy,
+  RedriveOutcome,
+  RemoveOutcome,
+  DeliverOutcome,
 } from './store/store.js';
 
 // Notify
-export type { NotifyAdapter, SchedMessage, OwnershipMessage, Unsubscribe } from './notify/notify-adapter.js';
+export type { NotifyAdapter, SchedMessage, OwnershipMessage, FinishedMessage, Unsubscribe } from './notify/notify-adapter.js';
 
 // Logging
 export type { SpoolLogger } from './logger.js';

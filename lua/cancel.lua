@@ -10,14 +10,19 @@
   ARGV[1..3] channels and queue name (includes/queue)
   ARGV[4] job id
 
-  Returns {code, state}: 1 cancelled now, 2 cancel requested (state active),
-  3 already finished (its terminal state), 0 unknown job.
+  A flow parent waiting for its children (waiting-children) is cancelled at
+  once too. Whatever the outcome, the reply lists the children the job still
+  waits for ("queue\nid"), so the engine cancels them in their own queues.
+
+  Returns {code, state, pending children...}: 1 cancelled now, 2 cancel
+  requested (state active), 3 already finished (its terminal state), 0 unknown job.
   Publishes: owls 'cancel\n<queue>\n<id>\n<token>' for an active job.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/finish"
+--- @include "includes/flow"
 
 local Q = spool_queue()
 local jobKey, id = KEYS[18], ARGV[4]
@@ -26,18 +31,29 @@ local state = fields[1]
 if not state then
   return {0, ''}
 end
-if state == 'waiting' or state == 'delayed' then
+-- Read before the job may be dropped by retention.
+local pending = redis.call('SMEMBERS', spool_deps(Q, id))
+local function reply(code, st)
+  local out = {code, st}
+  for i = 1, #pending do
+    out[#out + 1] = pending[i]
+  end
+  return out
+end
+if state == 'waiting' or state == 'delayed' or state == 'waiting-children' then
   if state == 'waiting' then
     spool_unplace(Q, jobKey, id)
-  else
+  elseif state == 'delayed' then
     redis.call('ZREM', Q.delayed, id)
+  else
+    redis.call('ZREM', spool_waiting_children(Q), id)
   end
   spool_cancelled(Q, jobKey, id, spool_now())
-  return {1, 'cancelled'}
+  return reply(1, 'cancelled')
 end
 if state == 'active' then
   redis.call('HSET', jobKey, 'cancel', '1')
   redis.call('PUBLISH', Q.owls, 'cancel\n' .. Q.name .. '\n' .. id .. '\n' .. (fields[2] or ''))
-  return {2, 'active'}
+  return reply(2, 'active')
 end
-return {3, state}
+return reply(3, state)

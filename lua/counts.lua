@@ -6,10 +6,11 @@
 
   KEYS[1..17] queue keys (includes/queue)
 
-  Returns {waiting, paused, delayed, active, completed, failed, cancelled}.
+  Returns {waiting, paused, delayed, active, completed, failed, cancelled, waiting-children}.
 ]]
 --- @include "includes/queue"
 --- @include "includes/wake"
+--- @include "includes/flow"
 
 local Q = spool_queue()
 local total = spool_waiting_count(Q) + (tonumber(redis.call('HGET', Q.meta, 'pw')) or 0)
@@ -26,4 +27,5 @@ return {
   total - paused, paused,
   redis.call('ZCARD', Q.delayed), redis.call('ZCARD', Q.active), redis.call('ZCARD', Q.completed),
   redis.call('ZCARD', Q.failed), redis.call('ZCARD', Q.cancelled),
+  redis.call('ZCARD', spool_waiting_children(Q)),
 }

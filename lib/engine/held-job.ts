@@ -1,4 +1,4 @@
-import type { JobRecord, Lease } from '../store/store.js';
+import type { JobRecord, Lease, Store } from '../store/store.js';
 import { DeadlineExceededError, JobTimeoutError } from './errors.js';
 import { ActiveJob, type LeaseWriter } from './job.js';
 
@@ -17,9 +17,9 @@ export class HeldJob<Data, Result> {
   /** The write of the outcome, once finishing. */
   writing: Promise<void> | undefined;
 
-  constructor(queueName: string, record: JobRecord, writer: (lease: Lease) => LeaseWriter) {
+  constructor(queueName: string, record: JobRecord, writer: (lease: Lease) => LeaseWriter, store?: Store) {
     this.lease = { id: record.id, token: record.token ?? '' };
-    this.job = new ActiveJob<Data, Result>(queueName, record, this.controller.signal, writer(this.lease));
+    this.job = new ActiveJob<Data, Result>(queueName, record, this.controller.signal, writer(this.lease), store);
   }
 
   /** Aborts job.signal; the first reason wins. */

@@ -1,5 +1,8 @@
-import type { JobRecord, JobState } from '../store/store.js';
+import type { ChildRef, JobRecord, JobState, Store } from '../store/store.js';
+import { ClosedError } from './errors.js';
+import { CHILD_FAILURE_POLICIES, type ChildFailureInfo, type ChildFailurePolicy } from './flow-types.js';
 import type { StoredJobOptions } from './options.js';
+import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
 
 /** Why the last attempt failed (and, for a dead letter, why it died). */
 export interface JobError {
@@ -51,9 +54,16 @@ export class Job<Data = unknown, Result = unknown> {
   readonly group?: string;
   /** What could not be decoded from the stored job, if anything. */
   readonly corruption?: string;
+  /** The flow parent this job reports to, if it is a flow child. */
+  readonly parent?: ChildRef;
+  /** Where to read children and wait for the outcome; absent on snapshots built without a store. */
+  readonly #store: Store | undefined;
 
-  /** `data`, when given, is the payload already decoded (a job just added): it saves parsing it back. */
-  constructor(readonly queueName: string, record: JobRecord, data?: { readonly value: Data }) {
+  /**
+   * `data`, when given, is the payload already decoded (a job just added): it saves parsing it back.
+   * `store` lets the job read its children and wait for its outcome.
+   */
+  constructor(readonly queueName: string, record: JobRecord, data?: { readonly value: Data }, store?: Store) {
     const decodedData: Decoded<Data | undefined> = data ? { ok: true, value: data.value } : decode<Data>(record.data, 'data');
     const opts = decode<StoredJobOptions>(record.opts, 'opts');
     const progress = decode<unknown>(record.progress, 'progress');
@@ -80,8 +90,60 @@ export class Job<Data = unknown, Result = unknown> {
     this.error = record.error && { ...record.error, ...(record.reason !== undefined && { reason: record.reason }) };
     this.cancelRequested = record.cancelRequested;
     if (record.group) this.group = record.group;
+    if (record.parent) this.parent = record.parent;
     if (problems.length) this.corruption = problems.join('; ');
+    this.#store = store;
   }
+
+  /**
+   * Results of the completed children of this flow parent, keyed by
+   * `<queue>:<id>` of each child (children still pending or failed are absent).
+   */
+  async getChildrenResults<T = unknown>(): Promise<Record<string, T>> {
+    const { results } = await this.store('getChildrenResults').getChildren(this.queueName, this.id);
+    const out: Record<string, T> = {};
+    for (const { child, result } of results) out[`${child.queue}:${child.id}`] = parseResult<T>(result);
+    return out;
+  }
+
+  /** Children that died (or were cancelled) and how the parent took it, keyed by `<queue>:<id>`. */
+  async getChildrenFailures(): Promise<Record<string, ChildFailureInfo>> {
+    const { failures } = await this.store('getChildrenFailures').getChildren(this.queueName, this.id);
+    const out: Record<string, ChildFailureInfo> = {};
+    for (const { child, failure } of failures) out[`${child.queue}:${child.id}`] = { ...failure, policy: policyName(failure.policy) };
+    return out;
+  }
+
+  /** Children this parent still waits for. */
+  async getPendingChildren(): Promise<ChildRef[]> {
+    return (await this.store('getPendingChildren').getChildren(this.queueName, this.id)).pending;
+  }
+
+  /**
+   * Resolves with the result once the job completed; rejects with
+   * JobFailedError, JobCancelledError, or WaitTimeoutError after `timeout` ms.
+   */
+  waitUntilFinished(options?: WaitOptions): Promise<Result> {
+    return waitUntilFinished<Result>(this.store('waitUntilFinished'), this.queueName, this.id, options);
+  }
+
+  private store(what: string): Store {
+    if (!this.#store) throw new ClosedError(`${what}() needs a job read through a Queue, Worker or FlowProducer`);
+    return this.#store;
+  }
+}
+
+function parseResult<T>(json: string): T {
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return undefined as T;
+  }
+}
+
+function policyName(stored: string): ChildFailurePolicy {
+  const found = (Object.keys(CHILD_FAILURE_POLICIES) as ChildFailurePolicy[]).find((p) => CHILD_FAILURE_POLICIES[p] === stored);
+  return found ?? 'failParentOnFailure';
 }
 
 /** Writes a running job makes, each checked in Redis against its lease token. */
@@ -98,8 +160,8 @@ export interface LeaseWriter {
 export class ActiveJob<Data = unknown, Result = unknown> extends Job<Data, Result> {
   readonly #writer: LeaseWriter;
 
-  constructor(queueName: string, record: JobRecord, readonly signal: AbortSignal, writer: LeaseWriter) {
-    super(queueName, record);
+  constructor(queueName: string, record: JobRecord, readonly signal: AbortSignal, writer: LeaseWriter, store?: Store) {
+    super(queueName, record, undefined, store);
     this.#writer = writer;
   }
 

@@ -12,6 +12,9 @@ import {
   type JobOptions,
 } from './options.js';
 import { validateQueueName } from './names.js';
+import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
+import { cancelChildren } from './flow-ops.js';
+import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
 
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
@@ -105,23 +108,30 @@ export class Queue<Data = unknown, Result = unknown> {
 
   async getJob(id: string): Promise<Job<Data, Result> | null> {
     const record = await this.store.getJob(this.name, id);
-    return record && new Job<Data, Result>(this.name, record);
+    return record && new Job<Data, Result>(this.name, record, undefined, this.store);
   }
 
   /** Jobs in one state, oldest first; start/end are inclusive positions (-1 = last). */
   async getJobs(state: JobState, start = 0, end = -1): Promise<Job<Data, Result>[]> {
     const ids = await this.store.listIds(this.name, state, start, end);
     const records = await Promise.all(ids.map((id) => this.store.getJob(this.name, id)));
-    return records.filter((r): r is JobRecord => r !== null).map((r) => new Job<Data, Result>(this.name, r));
+    return records.filter((r): r is JobRecord => r !== null).map((r) => new Job<Data, Result>(this.name, r, undefined, this.store));
   }
 
   getLogs(id: string): Promise<string[]> {
     return this.store.getLogs(this.name, id);
   }
 
-  /** Cancels a waiting or delayed job at once; asks the worker of an active job to stop it (its job.signal aborts). */
+  /**
+   * Cancels a waiting or delayed job (or a flow parent waiting for its
+   * children) at once; asks the worker of an active job to stop it (its
+   * job.signal aborts). A flow parent's unfinished children are cancelled too.
+   */
   async cancel(id: string): Promise<CancelResult> {
     const outcome = await this.store.cancel(this.name, id);
+    await cancelChildren(this.store, outcome.children);
+    // A flow child cancelled here tells its parent now (the reaper's sweep would, later).
+    if (outcome.status === 'cancelled') await this.store.deliverToParent(this.name, id);
     switch (outcome.status) {
       case 'cancelled':
         return 'cancelled';
@@ -132,6 +142,50 @@ export class Queue<Data = unknown, Result = unknown> {
       case 'unknown':
         return 'not-found';
     }
+  }
+
+  /**
+   * Re-drives a dead letter: failed -> waiting, attempts reset (a flow parent
+   * with children still pending goes back to waiting-children). A flow parent
+   * dead-lettered because of this child resumes waiting for it. Resolves the
+   * job's new state; JobNotFailedError for a job that is not failed.
+   */
+  async retry(id: string): Promise<JobState> {
+    const outcome = await this.store.redrive(this.name, id);
+    if (outcome.status === 'unknown') throw new JobNotFoundError(this.name, id);
+    if (outcome.status === 'not-failed') throw new JobNotFailedError(this.name, id, outcome.state);
+    await this.store.deliverToParent(this.name, id);
+    return outcome.state;
+  }
+
+  /** Same as retry(): re-drives a dead letter. */
+  redrive(id: string): Promise<JobState> {
+    return this.retry(id);
+  }
+
+  /**
+   * Deletes a finished job (completed, failed or cancelled) with its logs.
+   * Resolves false for an unknown id; throws JobNotFinishedError for a job
+   * still waiting or running, ChildrenPendingError for a flow parent whose
+   * children are not all finished.
+   */
+  async remove(id: string): Promise<boolean> {
+    const outcome = await this.store.remove(this.name, id);
+    switch (outcome.status) {
+      case 'removed':
+        return true;
+      case 'unknown':
+        return false;
+      case 'not-finished':
+        throw new JobNotFinishedError(this.name, id, outcome.state);
+      case 'children-pending':
+        throw new ChildrenPendingError(this.name, id, outcome.pending);
+    }
+  }
+
+  /** Resolves with the job's result once it completed; rejects with JobFailedError, JobCancelledError or WaitTimeoutError. */
+  waitFor(id: string, options?: WaitOptions): Promise<Result> {
+    return waitUntilFinished<Result>(this.store, this.name, id, options);
   }
 
   getCounts(): Promise<JobCounts> {
@@ -213,7 +267,8 @@ export class Queue<Data = unknown, Result = unknown> {
     if (this.closed) throw new ClosedError(`${what}() on queue "${this.name}" after close()`);
   }
 
-  private async prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
+  /** @internal Checks and encodes one job with this queue's defaults and validator (FlowProducer uses it too). */
+  async prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
     assertPlainObject(job, at ? at.slice(0, -1) : 'job');
     if (typeof job.name !== 'string' || job.name.length === 0 || job.name.length > 256) {
       throw new InvalidArgumentError(`${at}name`, 'must be a job name of 1 to 256 characters');
@@ -244,14 +299,15 @@ export class Queue<Data = unknown, Result = unknown> {
 
   private toJob(outcome: AddOutcome, sent: NewJob, data: Data): Job<Data, Result> {
     if (!outcome.created) {
-      if (outcome.existing) return new Job<Data, Result>(this.name, outcome.existing);
+      if (outcome.existing) return new Job<Data, Result>(this.name, outcome.existing, undefined, this.store);
       // The dedup window outlived its job: report the id the window names.
-      return new Job<Data, Result>(this.name, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' });
+      return new Job<Data, Result>(this.name, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, this.store);
     }
     return new Job<Data, Result>(
       this.name,
       { ...recordOf(sent, outcome.createdAt, outcome.runAt), state: outcome.state },
       { value: data },
+      this.store,
     );
   }
 }
@@ -273,7 +329,8 @@ function groupArg(group: unknown): string {
   return group;
 }
 
-function recordOf(job: NewJob, createdAt: number, runAt: number): JobRecord {
+/** @internal The snapshot of a job just written (FlowProducer uses it too). */
+export function recordOf(job: NewJob, createdAt: number, runAt: number): JobRecord {
   return {
     id: job.id,
     name: job.name,

@@ -15,6 +15,8 @@ const LIMIT = 100;
  * Takes back jobs whose lease expired, once at start and then every
  * interval (with a little jitter so many workers do not fire together).
  * Several reapers racing is safe: the reap script moves each job once.
+ * Each round also sweeps the queue's flow outbox: parent notifications a
+ * crashed worker wrote but never delivered (delivery is idempotent).
  */
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
@@ -45,6 +47,7 @@ export class Reaper {
         batch = await this.options.store.reap(this.options.queue, this.options.maxStalledCount, LIMIT);
         if (batch.length) this.options.onReaped(batch);
       } while (batch.length === LIMIT && !this.stopped);
+      while ((await this.options.store.sweepOutbox(this.options.queue, LIMIT)) === LIMIT && !this.stopped);
     } catch (err) {
       this.options.onError(err);
     }

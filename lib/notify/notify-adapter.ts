@@ -16,6 +16,13 @@ export interface OwnershipMessage {
   readonly token: string;
 }
 
+/** A watched job (waitUntilFinished / waitFor) reached a terminal state. */
+export interface FinishedMessage {
+  readonly queue: string;
+  readonly id: string;
+  readonly state: string;
+}
+
 export type Unsubscribe = () => Promise<void>;
 
 export interface NotifyAdapter {
@@ -23,6 +30,8 @@ export interface NotifyAdapter {
   onScheduled(listener: (message: SchedMessage) => void): Promise<Unsubscribe>;
   /** A lease holder lost its job (reaped, or cancel requested). */
   onOwnershipLost(listener: (message: OwnershipMessage) => void): Promise<Unsubscribe>;
+  /** A watched job finished: the "job finished" channel. */
+  onFinished(listener: (message: FinishedMessage) => void): Promise<Unsubscribe>;
   /** Subscriptions came back after a drop; returns a function that removes the listener. */
   onReconnect(listener: () => void): () => void;
   /** Takes up to `max` slots of the queue's wake-hint budget; returns how many were granted. */

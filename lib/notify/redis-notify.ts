@@ -1,5 +1,5 @@
 import type { SpoolLogger } from '../logger.js';
-import type { NotifyAdapter, OwnershipMessage, SchedMessage, Unsubscribe } from './notify-adapter.js';
+import type { FinishedMessage, NotifyAdapter, OwnershipMessage, SchedMessage, Unsubscribe } from './notify-adapter.js';
 import { SharedChannel, type ChannelSubscriber } from './shared-channel.js';
 import { WriteLock } from './write-lock.js';
 
@@ -15,6 +15,8 @@ export interface SubscriberClient extends ChannelSubscriber {
 export interface RedisNotifyOptions {
   readonly schedChannel: string;
   readonly owlsChannel: string;
+  /** Watched jobs that finished; subscribed only while someone waits. */
+  readonly doneChannel: string;
   /** Creates the one subscriber connection, on first use. */
   readonly createSubscriber: () => SubscriberClient;
   /** Runs consume-hint against the command connection. */
@@ -30,6 +32,12 @@ export function parseSched(message: string): SchedMessage | null {
     if (colon > 2 && Number.isFinite(dueIn)) return { kind: 'delayed', queue: message.slice(colon + 1), dueIn };
   }
   return null;
+}
+
+export function parseFinished(message: string): FinishedMessage | null {
+  const [queue, id, state] = message.split('\n');
+  if (queue === undefined || id === undefined || state === undefined) return null;
+  return { queue, id, state };
 }
 
 export function parseOwnership(message: string): OwnershipMessage | null {
@@ -48,6 +56,7 @@ export class RedisNotify implements NotifyAdapter {
   private readonly lock = new WriteLock();
   private readonly sched: SharedChannel;
   private readonly owls: SharedChannel;
+  private readonly done: SharedChannel;
   private readonly reconnectListeners = new Set<() => void>();
   private subscriber: Promise<SubscriberClient> | undefined;
   private closed = false;
@@ -56,6 +65,7 @@ export class RedisNotify implements NotifyAdapter {
     const onError = (err: unknown) => options.logger.error('a notification listener threw', err);
     this.sched = new SharedChannel(options.schedChannel, () => this.connection(), this.lock, onError);
     this.owls = new SharedChannel(options.owlsChannel, () => this.connection(), this.lock, onError);
+    this.done = new SharedChannel(options.doneChannel, () => this.connection(), this.lock, onError);
   }
 
   async onScheduled(listener: (message: SchedMessage) => void): Promise<Unsubscribe> {
@@ -68,6 +78,13 @@ export class RedisNotify implements NotifyAdapter {
   async onOwnershipLost(listener: (message: OwnershipMessage) => void): Promise<Unsubscribe> {
     return this.owls.add((raw) => {
       const message = parseOwnership(raw);
+      if (message) listener(message);
+    });
+  }
+
+  async onFinished(listener: (message: FinishedMessage) => void): Promise<Unsubscribe> {
+    return this.done.add((raw) => {
+      const message = parseFinished(raw);
       if (message) listener(message);
     });
   }

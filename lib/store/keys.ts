@@ -1,5 +1,8 @@
 import type { JobState } from './store.js';
 
+/** Separates queue and id in a flow child reference: queue names cannot hold a newline. */
+export const CHILD_REF_SEPARATOR = '\n';
+
 /**
  * The only place Redis key and channel names are built.
  *
@@ -34,12 +37,23 @@ export interface QueueKeys {
   readonly pausedNames: string;
   /** Prefix of parked jobs of a paused name: `parkedPrefix + name`. */
   readonly parkedPrefix: string;
+  /**
+   * Flow keys (lua/includes/flow builds the same names from the meta key, so
+   * they stay out of the 17-key bundle): flow parents waiting for children,
+   * and this queue's outbox of notifications for parents in other queues.
+   */
+  readonly waitingChildren: string;
+  readonly outbox: string;
   job(id: string): string;
   logs(id: string): string;
   dedup(key: string): string;
   group(gid: string): string;
   groupWait(gid: string): string;
   parked(name: string): string;
+  /** A parent's pending children ("queue\nid"), completed children's results, failed children. */
+  deps(id: string): string;
+  results(id: string): string;
+  failures(id: string): string;
 }
 
 /**
@@ -73,6 +87,8 @@ export interface Channels {
   readonly sched: string;
   /** Ownership lost: lease reaped (`lost`) or cancel requested (`cancel`). */
   readonly owls: string;
+  /** A watched job finished (`<queue>\n<id>\n<state>`); lua/includes/flow derives it from `sched`. */
+  readonly done: string;
 }
 
 export function queueKeys(prefix: string, queue: string): QueueKeys {
@@ -106,11 +122,16 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     group: (gid) => groupPrefix + gid,
     groupWait: (gid) => `${groupPrefix}${gid}:wait`,
     parked: (name) => parkedPrefix + name,
+    waitingChildren: `${base}:waiting-children`,
+    outbox: `${base}:outbox`,
+    deps: (id) => `${base}:deps:${id}`,
+    results: (id) => `${base}:results:${id}`,
+    failures: (id) => `${base}:failures:${id}`,
   };
 }
 
 export function channels(prefix: string): Channels {
-  return { sched: `${prefix}:sched`, owls: `${prefix}:owls` };
+  return { sched: `${prefix}:sched`, owls: `${prefix}:owls`, done: `${prefix}:done` };
 }
 
 /** The index that holds jobs in `state` (ungrouped waiting jobs only, for 'waiting'). */
@@ -128,5 +149,7 @@ export function indexKey(keys: QueueKeys, state: JobState): string {
       return keys.failed;
     case 'cancelled':
       return keys.cancelled;
+    case 'waiting-children':
+      return keys.waitingChildren;
   }
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { stderrLogger, type SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
@@ -6,7 +7,9 @@ import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './
 import { createSpoolClient, type RedisClientLike } from './redis-client.js';
 import {
   decodeAdd,
+  decodeAddFlow,
   decodeCancel,
+  decodeChildren,
   decodeClaim,
   decodeComplete,
   decodeExtend,
@@ -16,6 +19,9 @@ import {
   decodePromote,
   decodeReap,
   decodeRelease,
+  decodeRedrive,
+  decodeRemove,
+  encodeChildRef,
   type RawReply,
 } from './replies.js';
 import { ScriptRunner } from './script-runner.js';
@@ -23,6 +29,12 @@ import { fixedKeys, SCRIPTS, type ScriptName } from './scripts.js';
 import { checkServer } from './server-checks.js';
 import type {
   AddBatchOutcome,
+  AddFlowOutcome,
+  ChildrenRecord,
+  DeliverOutcome,
+  NewFlowNode,
+  RedriveOutcome,
+  RemoveOutcome,
   CancelOutcome,
   ClaimOutcome,
   CompleteOutcome,
@@ -91,6 +103,7 @@ export class RedisStore implements Store, AsyncDisposable {
     this.notify = new RedisNotify({
       schedChannel: this.channels.sched,
       owlsChannel: this.channels.owls,
+      doneChannel: this.channels.done,
       createSubscriber: () => this.command('subscribe').duplicate() as unknown as SubscriberClient,
       consumeHint: (queue, max) => this.consumeHint(queue, max),
       logger: this.logger,
@@ -292,8 +305,17 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async getCounts(queue: string): Promise<JobCounts> {
-    const [waiting, paused, delayed, active, completed, failed, cancelled] = (await this.run('counts', queue, [])) as number[];
-    return { waiting: waiting!, paused: paused!, delayed: delayed!, active: active!, completed: completed!, failed: failed!, cancelled: cancelled! };
+    const [waiting, paused, delayed, active, completed, failed, cancelled, waitingChildren] = (await this.run('counts', queue, [])) as number[];
+    return {
+      waiting: waiting!,
+      paused: paused!,
+      delayed: delayed!,
+      active: active!,
+      completed: completed!,
+      failed: failed!,
+      cancelled: cancelled!,
+      'waiting-children': waitingChildren!,
+    };
   }
 
   async pausedNames(queue: string): Promise<string[]> {
@@ -340,6 +362,125 @@ export class RedisStore implements Store, AsyncDisposable {
   async verify(queue: string): Promise<string[]> {
     return verifyQueue(this.command('verify'), this.keysOf(queue));
   }
+
+  /**
+   * A flow spans queues (hash tags), so it is written in two steps per queue:
+   * flow-add writes the queue's nodes with every leaf held, all or nothing;
+   * once every queue took its part, flow-commit releases the leaves. When a
+   * queue refuses (an id exists), the parts already written are discarded:
+   * nothing of them ever ran. A crash between the steps leaves the tree held
+   * in waiting-children, visible in getCounts, never half-run.
+   */
+  async addFlow(nodes: readonly NewFlowNode[]): Promise<AddFlowOutcome> {
+    const byQueue = new Map<string, NewFlowNode[]>();
+    for (const node of nodes) byQueue.set(node.queue, [...(byQueue.get(node.queue) ?? []), node]);
+    const token = randomBytes(8).toString('hex');
+    const written: [string, NewFlowNode[]][] = [];
+    let createdAt = 0;
+    try {
+      for (const [queue, part] of byQueue) {
+        const k = this.keysOf(queue);
+        const keys = part.flatMap((n) => [k.job(n.job.id), k.deps(n.job.id)]);
+        const reply = decodeAddFlow(await this.run('flowAdd', queue, [token, JSON.stringify(part.map(encodeNode))], undefined, keys), queue);
+        if (reply.status === 'duplicate') {
+          await this.commitFlow('discard', token, written);
+          return reply;
+        }
+        written.push([queue, part]);
+        createdAt = reply.createdAt;
+      }
+    } catch (err) {
+      await this.commitFlow('discard', token, written).catch(() => undefined);
+      throw err;
+    }
+    await this.commitFlow('release', token, written);
+    return { status: 'added', createdAt };
+  }
+
+  private async commitFlow(mode: 'release' | 'discard', token: string, parts: readonly [string, NewFlowNode[]][]): Promise<void> {
+    for (const [queue, part] of parts) {
+      const k = this.keysOf(queue);
+      const keys = part.flatMap((n) => [k.job(n.job.id), k.deps(n.job.id)]);
+      await this.run('flowCommit', queue, [mode, token, ...part.map((n) => n.job.id)], undefined, keys);
+    }
+  }
+
+  async deliverToParent(queue: string, childId: string): Promise<DeliverOutcome> {
+    const message = (await this.command('deliverToParent').sendCommand(['HGET', this.keysOf(queue).outbox, childId])) as string | null;
+    if (message == null) return { parentState: null };
+    return this.deliver(queue, childId, message);
+  }
+
+  /** Applies one outbox notification on the parent's queue, passes on a parent it finished, then acknowledges. */
+  private async deliver(queue: string, childId: string, message: string): Promise<DeliverOutcome> {
+    const { pq, pid } = JSON.parse(message) as { pq: string; pid: string };
+    const [code, state] = (await this.run('childDone', pq, [message], pid)) as [number, string];
+    const parentState = code === 1 && state !== 'removed' ? (state as DeliverOutcome['parentState']) : null;
+    // The child's failure may have dead-lettered the parent: its own parent hears of it now, not at the next sweep.
+    if (parentState === 'failed') await this.deliverToParent(pq, pid);
+    await this.run('outboxAck', queue, [childId, message]);
+    return { parentState };
+  }
+
+  async sweepOutbox(queue: string, limit: number): Promise<number> {
+    const [, flat] = (await this.command('sweepOutbox').sendCommand(['HSCAN', this.keysOf(queue).outbox, '0', 'COUNT', String(limit)])) as [
+      string,
+      string[],
+    ];
+    let delivered = 0;
+    for (let i = 0; i + 1 < flat.length && delivered < limit; i += 2) {
+      await this.deliver(queue, flat[i]!, flat[i + 1]!);
+      delivered += 1;
+    }
+    return delivered;
+  }
+
+  async getChildren(queue: string, id: string): Promise<ChildrenRecord> {
+    const k = this.keysOf(queue);
+    const client = this.command('getChildren');
+    const [pending, results, failures] = await Promise.all([
+      client.sendCommand(['SMEMBERS', k.deps(id)]) as Promise<string[]>,
+      client.sendCommand(['HGETALL', k.results(id)]) as Promise<RawReply>,
+      client.sendCommand(['HGETALL', k.failures(id)]) as Promise<RawReply>,
+    ]);
+    return decodeChildren(pending, decodeHash(results), decodeHash(failures));
+  }
+
+  async redrive(queue: string, id: string): Promise<RedriveOutcome> {
+    return decodeRedrive(await this.run('redrive', queue, [id], id));
+  }
+
+  async remove(queue: string, id: string): Promise<RemoveOutcome> {
+    return decodeRemove(await this.run('remove', queue, [id], id));
+  }
+
+  async watch(queue: string, id: string): Promise<JobState | null> {
+    const state = await this.run('watch', queue, [], id);
+    return typeof state === 'string' ? (state as JobState) : null;
+  }
+}
+
+/** A flow node as flow-add reads it (numbers as strings, so Lua's cjson keeps them exact). */
+function encodeNode(node: NewFlowNode): Record<string, unknown> {
+  const { job, parent } = node;
+  return {
+    id: job.id,
+    name: job.name,
+    data: job.data,
+    opts: job.opts,
+    delay: String(job.delay),
+    priority: String(job.priority),
+    lifo: job.lifo ? '1' : '0',
+    maxAttempts: String(job.maxAttempts),
+    deadline: String(job.deadline),
+    rc: job.removeOnComplete,
+    rf: job.removeOnFail,
+    group: job.group ?? '',
+    pq: parent?.queue ?? '',
+    pid: parent?.id ?? '',
+    pol: parent?.policy ?? '',
+    deps: node.children.map(encodeChildRef),
+  };
 }
 
 function encodeRate(rate: RateLimit): string {

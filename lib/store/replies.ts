@@ -1,6 +1,10 @@
 import type {
   AddBatchOutcome,
   AddOutcome,
+  AddFlowOutcome,
+  ChildFailure,
+  ChildRef,
+  ChildrenRecord,
   ClaimOutcome,
   CancelOutcome,
   CompleteOutcome,
@@ -11,7 +15,10 @@ import type {
   PromoteOutcome,
   ReapOutcome,
   ReleaseOutcome,
+  RedriveOutcome,
+  RemoveOutcome,
 } from './store.js';
+import { CHILD_REF_SEPARATOR } from './keys.js';
 import { ReplyShapeError } from './errors.js';
 import { JOB_STATES } from './store.js';
 
@@ -87,6 +94,7 @@ export function decodeJob(id: string, h: Record<string, string>): JobRecord {
     token: h.token,
     group: h.group,
     cancelRequested: h.cancel === '1',
+    ...(h.pq !== undefined && h.pid !== undefined && { parent: { queue: h.pq, id: h.pid } }),
   };
 }
 
@@ -164,13 +172,74 @@ export function decodeReap(reply: RawReply): ReapOutcome[] {
 
 export function decodeCancel(reply: RawReply): CancelOutcome {
   const r = list('cancel', reply);
+  const children = r.slice(2).map((ref) => decodeChildRef(str(ref)));
   switch (int('cancel', r[0])) {
     case 1:
-      return { status: 'cancelled' };
+      return { status: 'cancelled', children };
     case 2:
-      return { status: 'requested' };
+      return { status: 'requested', children };
     case 3:
-      return { status: 'finished', state: state('cancel', str(r[1])) };
+      return { status: 'finished', state: state('cancel', str(r[1])), children };
+    default:
+      return { status: 'unknown', children };
+  }
+}
+
+/** A flow child reference as stored in a parent's sets: "queue\nid". */
+export function encodeChildRef(ref: ChildRef): string {
+  return `${ref.queue}${CHILD_REF_SEPARATOR}${ref.id}`;
+}
+
+export function decodeChildRef(raw: string): ChildRef {
+  const at = raw.indexOf(CHILD_REF_SEPARATOR);
+  if (at < 0) throw new ReplyShapeError('flow', `malformed child reference "${raw}"`);
+  return { queue: raw.slice(0, at), id: raw.slice(at + 1) };
+}
+
+export function decodeAddFlow(reply: RawReply, queue: string): AddFlowOutcome {
+  const r = list('flow-add', reply);
+  if (int('flow-add', r[0]) === 1) return { status: 'added', createdAt: int('flow-add', r[1]) };
+  return { status: 'duplicate', queue, id: str(r[1]) };
+}
+
+export function decodeChildren(pending: string[], results: Record<string, string>, failures: Record<string, string>): ChildrenRecord {
+  return {
+    pending: pending.map(decodeChildRef),
+    results: Object.entries(results).map(([ref, result]) => ({ child: decodeChildRef(ref), result })),
+    failures: Object.entries(failures).map(([ref, json]) => ({ child: decodeChildRef(ref), failure: decodeFailure(json) })),
+  };
+}
+
+function decodeFailure(json: string): ChildFailure {
+  try {
+    const f = JSON.parse(json) as Partial<ChildFailure>;
+    return {
+      state: f.state === 'cancelled' ? 'cancelled' : 'failed',
+      reason: String(f.reason ?? ''),
+      message: String(f.message ?? ''),
+      policy: f.policy === 'continue' || f.policy === 'ignore' || f.policy === 'remove' ? f.policy : 'fail',
+    };
+  } catch {
+    throw new ReplyShapeError('flow', `malformed child failure ${json}`);
+  }
+}
+
+export function decodeRedrive(reply: RawReply): RedriveOutcome {
+  const r = list('redrive', reply);
+  const code = int('redrive', r[0]);
+  if (code === 0) return { status: 'unknown' };
+  return { status: code === 1 ? 'redriven' : 'not-failed', state: state('redrive', str(r[1])) };
+}
+
+export function decodeRemove(reply: RawReply): RemoveOutcome {
+  const r = list('remove', reply);
+  switch (int('remove', r[0])) {
+    case 1:
+      return { status: 'removed' };
+    case 2:
+      return { status: 'not-finished', state: state('remove', str(r[1])) };
+    case 3:
+      return { status: 'children-pending', pending: int('remove', r[2]) };
     default:
       return { status: 'unknown' };
   }

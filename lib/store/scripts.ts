@@ -1,7 +1,10 @@
 import { QUEUE_KEYS, type QueueKeys } from './keys.js';
 
 /** Keys a script can declare besides the queue bundle. */
-export type KeyName = 'active' | 'hint' | 'idle' | 'job' | 'logs';
+export type KeyName = 'active' | 'hint' | 'idle' | 'job' | 'logs' | 'waitingChildren' | 'outbox' | 'deps' | 'results' | 'failures';
+
+/** Keys named after one job: the caller passes its id. */
+const JOB_KEYS = ['job', 'logs', 'deps', 'results', 'failures'] as const;
 
 /**
  * One descriptor per script: its file, whether it takes the queue bundle
@@ -39,6 +42,14 @@ export const SCRIPTS = {
   progress: { file: 'progress', queue: false, keys: ['job'] },
   log: { file: 'log', queue: false, keys: ['job', 'logs'] },
   consumeHint: { file: 'consume-hint', queue: false, keys: ['hint', 'idle'] },
+  // Flows (parent/child) and dead-letter operations.
+  flowAdd: { file: 'flow-add', queue: true, keys: ['waitingChildren'], rest: 'two per node' },
+  flowCommit: { file: 'flow-commit', queue: true, keys: ['waitingChildren'], rest: 'two per node' },
+  childDone: { file: 'child-done', queue: true, keys: ['job', 'deps', 'results', 'failures', 'waitingChildren'] },
+  outboxAck: { file: 'outbox-ack', queue: false, keys: ['outbox'] },
+  redrive: { file: 'redrive', queue: true, keys: ['job', 'deps', 'waitingChildren'] },
+  remove: { file: 'remove', queue: true, keys: ['job', 'deps'] },
+  watch: { file: 'watch', queue: false, keys: ['job'] },
 } as const satisfies Record<string, ScriptDescriptor>;
 
 export type ScriptName = keyof typeof SCRIPTS;
@@ -46,11 +57,11 @@ export type ScriptName = keyof typeof SCRIPTS;
 /** The KEYS of a script for one queue (and one job, for job/logs keys), variadic ones excluded. */
 export function fixedKeys(descriptor: ScriptDescriptor, keys: QueueKeys, jobId?: string): string[] {
   const own = descriptor.keys.map((name) => {
-    if (name === 'job' || name === 'logs') {
+    if ((JOB_KEYS as readonly string[]).includes(name)) {
       if (jobId === undefined) throw new Error(`script ${descriptor.file} declares a ${name} key but no job id was given`);
-      return name === 'job' ? keys.job(jobId) : keys.logs(jobId);
+      return keys[name as (typeof JOB_KEYS)[number]](jobId);
     }
-    return keys[name];
+    return keys[name as Exclude<KeyName, (typeof JOB_KEYS)[number]>];
   });
   return descriptor.queue ? [...QUEUE_KEYS.map((name) => keys[name]), ...own] : own;
 }

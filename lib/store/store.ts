@@ -1,9 +1,12 @@
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 
-/** Where a job is. A job id is in exactly one of these indexes at a time. */
-export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'cancelled';
+/**
+ * Where a job is. A job id is in exactly one of these indexes at a time.
+ * 'waiting-children': a flow parent waiting until its children are done.
+ */
+export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'cancelled' | 'waiting-children';
 
-export const JOB_STATES: readonly JobState[] = ['waiting', 'delayed', 'active', 'completed', 'failed', 'cancelled'];
+export const JOB_STATES: readonly JobState[] = ['waiting', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'waiting-children'];
 
 /** A job as stored. JSON fields stay strings: the engine decodes them. */
 export interface JobRecord {
@@ -32,6 +35,62 @@ export interface JobRecord {
   /** Group (tenant) id. */
   readonly group?: string;
   readonly cancelRequested: boolean;
+  /** The flow parent this job reports to. */
+  readonly parent?: ChildRef;
+}
+
+/** A job of a flow named across queues. */
+export interface ChildRef {
+  readonly queue: string;
+  readonly id: string;
+}
+
+/** What a dead child does to its parent (see child-done.lua). */
+export type StoredFailurePolicy = 'fail' | 'continue' | 'ignore' | 'remove';
+
+/** One node of a flow, validated and encoded by the engine; `children` are refs to other nodes of the same add. */
+export interface NewFlowNode {
+  readonly queue: string;
+  readonly job: NewJob;
+  readonly parent?: ChildRef & { readonly policy: StoredFailurePolicy };
+  readonly children: readonly ChildRef[];
+}
+
+export type AddFlowOutcome =
+  | { readonly status: 'added'; readonly createdAt: number }
+  /** `id` in `queue` already names a job: nothing of the flow was kept. */
+  | { readonly status: 'duplicate'; readonly queue: string; readonly id: string };
+
+/** A child as its parent saw it fail (failures are listed under their policy). */
+export interface ChildFailure {
+  readonly state: 'failed' | 'cancelled';
+  readonly reason: string;
+  readonly message: string;
+  readonly policy: StoredFailurePolicy;
+}
+
+/** A parent's view of its children: results and failures keyed by child ref. */
+export interface ChildrenRecord {
+  readonly pending: ChildRef[];
+  readonly results: { readonly child: ChildRef; readonly result: string }[];
+  readonly failures: { readonly child: ChildRef; readonly failure: ChildFailure }[];
+}
+
+export type RedriveOutcome =
+  | { readonly status: 'redriven'; readonly state: JobState }
+  | { readonly status: 'not-failed'; readonly state: JobState }
+  | { readonly status: 'unknown' };
+
+export type RemoveOutcome =
+  | { readonly status: 'removed' }
+  | { readonly status: 'not-finished'; readonly state: JobState }
+  | { readonly status: 'children-pending'; readonly pending: number }
+  | { readonly status: 'unknown' };
+
+/** A parent notification still in an outbox: the child's outcome for its parent. */
+export interface DeliverOutcome {
+  /** The parent's state after applying it; null when nothing was pending or the parent is gone. */
+  readonly parentState: JobState | null;
 }
 
 /** A job to add, already validated and encoded by the engine. */
@@ -148,13 +207,14 @@ export interface ReapOutcome {
   readonly state: JobState;
 }
 
+/** `children`: flow children the job still waits for; the engine cancels them in their queues. */
 export type CancelOutcome =
-  | { readonly status: 'cancelled' }
-  | { readonly status: 'requested' }
-  | { readonly status: 'finished'; readonly state: JobState }
-  | { readonly status: 'unknown' };
+  | { readonly status: 'cancelled'; readonly children: ChildRef[] }
+  | { readonly status: 'requested'; readonly children: ChildRef[] }
+  | { readonly status: 'finished'; readonly state: JobState; readonly children: ChildRef[] }
+  | { readonly status: 'unknown'; readonly children: ChildRef[] };
 
-/** Jobs per state; `paused` are waiting jobs that may not start (paused queue or name), not counted in `waiting`. */
+/** Jobs per state (flow parents in 'waiting-children'); `paused` are waiting jobs that may not start (paused queue or name), not counted in `waiting`. */
 export type JobCounts = Record<JobState, number> & { readonly paused: number };
 
 /**
@@ -200,4 +260,21 @@ export interface Store {
   listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]>;
   /** Walks every index and job hash of a queue; returns the inconsistencies found (empty when sound). */
   verify(queue: string): Promise<string[]>;
+
+  // Flows and dead letters.
+  /** Adds a flow across queues, all or nothing: a duplicate id anywhere keeps nothing. */
+  addFlow(nodes: readonly NewFlowNode[]): Promise<AddFlowOutcome>;
+  /**
+   * Delivers the notification a finished child left for its parent (if any),
+   * and on up the tree when that finished the parent too. Idempotent.
+   */
+  deliverToParent(queue: string, childId: string): Promise<DeliverOutcome>;
+  /** Delivers up to `limit` notifications left in a queue's outbox (a crash between the two steps); returns how many. */
+  sweepOutbox(queue: string, limit: number): Promise<number>;
+  getChildren(queue: string, id: string): Promise<ChildrenRecord>;
+  /** failed -> waiting (or waiting-children), attempts reset. */
+  redrive(queue: string, id: string): Promise<RedriveOutcome>;
+  remove(queue: string, id: string): Promise<RemoveOutcome>;
+  /** Marks the job as waited for (its finish is published); resolves its state, null when unknown. */
+  watch(queue: string, id: string): Promise<JobState | null>;
 }

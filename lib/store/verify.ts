@@ -9,7 +9,10 @@ import { JOB_STATES } from './store.js';
  * parked under a paused name), the index matches the state in its hash, every
  * index entry has a hash, every hash is indexed, active jobs hold a lease, and
  * the counters kept for speed (grouped/parked waiting, per-name waiting,
- * per-group active) match what the indexes hold.
+ * per-group active) match what the indexes hold. Flows: a parent in
+ * waiting-children waits for at least one child and no leaf is left held by
+ * an unfinished flow add, children bookkeeping belongs to an existing job, and
+ * the outbox holds no undelivered parent notification.
  * It reads the whole queue (SCAN included): a diagnostic for tests and
  * operators, never a hot path.
  */
@@ -30,12 +33,13 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const hashIds = new Set((await scan(client, `${keys.jobPrefix}*`)).map((key) => key.slice(keys.jobPrefix.length)));
   const ids = [...new Set([...where.keys(), ...hashIds])];
   const fields = await Promise.all(
-    ids.map((id) => client.sendCommand(['HMGET', keys.job(id), 'state', 'token', 'name', 'data', 'group']) as Promise<(string | null)[]>),
+    ids.map((id) => client.sendCommand(['HMGET', keys.job(id), 'state', 'token', 'name', 'data', 'group', 'hold']) as Promise<(string | null)[]>),
   );
+  const pendingChildren = await Promise.all(ids.map((id) => client.sendCommand(['SCARD', keys.deps(id)]) as Promise<number>));
   const waitingByName = new Map<string, number>();
   const activeByGroup = new Map<string, number>();
   ids.forEach((id, i) => {
-    const [state, token, name, data, group] = fields[i]!;
+    const [state, token, name, data, group, hold] = fields[i]!;
     const indexes = where.get(id) ?? [];
     if (indexes.length > 1) problems.push(`job ${id} is in several indexes: ${indexes.join(', ')}`);
     if (!hashIds.has(id)) {
@@ -50,7 +54,18 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
     if (name === null || data === null) problems.push(`job ${id} lacks its name or data`);
     if (state === 'waiting' && name != null) waitingByName.set(name, (waitingByName.get(name) ?? 0) + 1);
     if (state === 'active' && group) activeByGroup.set(group, (activeByGroup.get(group) ?? 0) + 1);
+    if (hold != null) problems.push(`job ${id} is still held by a flow add that never committed`);
+    else if (state === 'waiting-children' && Number(pendingChildren[i]) === 0) problems.push(`job ${id} waits for children but has none pending`);
   });
+
+  for (const kind of ['deps', 'results', 'failures'] as const) {
+    const prefix = keys[kind]('');
+    for (const key of await scan(client, `${prefix}*`)) {
+      if (!hashIds.has(key.slice(prefix.length))) problems.push(`${key} belongs to no job`);
+    }
+  }
+  const undelivered = (await client.sendCommand(['HKEYS', keys.outbox])) as string[];
+  if (undelivered.length) problems.push(`the outbox holds undelivered parent notifications of ${undelivered.join(', ')}`);
 
   const meta = decodeHash((await client.sendCommand(['HGETALL', keys.meta])) as RawReply);
   const counter = (field: string) => Number(meta[field] ?? 0);

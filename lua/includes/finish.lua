@@ -6,11 +6,15 @@
     answered idempotently, while a stale holder is not;
   - a dedup key held "until the job finishes" (dk) is released if it still
     points at this job;
-  - retention (rc for completed, rf for failed and cancelled) trims old jobs.
+  - retention (rc for completed, rf for failed and cancelled) trims old jobs;
+  - a flow child notifies its parent through the outbox, and a watched job
+    (waitUntilFinished) is announced on the done channel, before retention
+    may drop the hash (includes/flow).
 ]]
 --- @include "includes/groups"
 --- @include "includes/retention"
 --- @include "includes/wake"
+--- @include "includes/flow"
 
 -- Out of active (after complete, fail, reap, release, throttle): the lease ends.
 local function spool_leave_active(Q, jobKey, id, keepToken)
@@ -40,6 +44,7 @@ local function spool_finish(Q, jobKey, id, indexKey, state, now, specField)
   redis.call('HSET', jobKey, 'state', state, 'finishedAt', now)
   redis.call('ZADD', indexKey, now, id)
   spool_release_dedup(jobKey, id)
+  spool_flow_finished(Q, jobKey, id, state)
   local spec = redis.call('HGET', jobKey, specField) or '-1,-1'
   return spool_retain(Q, indexKey, jobKey, id, spec, now)
 end

@@ -6,8 +6,12 @@
   long scan; the next completions finish the job.
   The finished job must already be in indexKey (score = finishedAt).
 ]]
+--- @include "includes/flow"
+
 local function spool_drop_job(Q, id)
   redis.call('DEL', Q.jobPrefix .. id, Q.logPrefix .. id)
+  -- A dropped parent takes its children bookkeeping with it.
+  spool_drop_flow(Q, id)
 end
 
 -- Returns true when the finished job itself was removed.

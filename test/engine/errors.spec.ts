@@ -66,7 +66,7 @@ describe('bad arguments get typed errors that name the field, and write nothing'
     expect((bulk as InvalidArgumentError).field).toBe('jobs[1].opts.priority');
     const name = await rejected(queue.add('', 1));
     expect((name as InvalidArgumentError).field).toBe('name');
-    expect(await queue.getCounts()).toEqual({ waiting: 0, delayed: 0, active: 0, completed: 0, failed: 0, cancelled: 0, paused: 0 });
+    expect(await queue.getCounts()).toEqual({ waiting: 0, delayed: 0, active: 0, completed: 0, failed: 0, cancelled: 0, paused: 0, 'waiting-children': 0 });
   });
 
   it('refuses a payload over maxPayloadBytes with the sizes', async () => {

@@ -1,0 +1,60 @@
+--[[
+  flow-add: step 1 of adding a flow, for the nodes that live in this queue.
+  Every node enters waiting-children: a parent with its pending children
+  (deps set), a leaf held (field hold) so nothing of the tree can run before
+  every queue of it is written. flow-commit then releases the leaves, or
+  discards the nodes when another queue of the tree refused its part.
+  All-or-nothing per queue: if any node's id exists, nothing is written.
+
+  KEYS[1..17] queue keys (includes/queue)
+  KEYS[18] waitingChildren  parents waiting for children (zset)
+  KEYS[19..] two per node, in node order: its job hash, then its deps set
+
+  ARGV[1..3] channels and queue name (includes/queue)
+  ARGV[4] flow token (marks the nodes for flow-commit)
+  ARGV[5] nodes: JSON array of {id, name, data, opts, delay, priority, lifo,
+          maxAttempts, deadline, rc, rf, group, pq, pid, pol, deps: ["queue\nid", ...]}
+          (numbers as strings; pq/pid/pol empty for the root)
+
+  Returns {1, createdAt} written, or {0, id} when that id already names a job.
+]]
+--- @include "includes/now"
+--- @include "includes/queue"
+
+local Q = spool_queue()
+local wc = KEYS[18]
+local token = ARGV[4]
+local nodes = cjson.decode(ARGV[5])
+for i = 1, #nodes do
+  if redis.call('EXISTS', KEYS[17 + i * 2]) == 1 then
+    return {0, nodes[i].id}
+  end
+end
+
+local now = spool_now()
+for i = 1, #nodes do
+  local n = nodes[i]
+  local jobKey, depsKey = KEYS[17 + i * 2], KEYS[18 + i * 2]
+  redis.call('HSET', jobKey, 'id', n.id,
+    'name', n.name, 'data', n.data, 'opts', n.opts,
+    'attempt', 0, 'maxAttempts', n.maxAttempts, 'createdAt', now,
+    'priority', n.priority, 'stalled', 0, 'claims', 0,
+    'deadline', n.deadline, 'rc', n.rc, 'rf', n.rf,
+    'state', 'waiting-children', 'fl', token)
+  if n.lifo == '1' then
+    redis.call('HSET', jobKey, 'lifo', '1')
+  end
+  if n.group ~= '' then
+    redis.call('HSET', jobKey, 'group', n.group)
+  end
+  if n.pq ~= '' then
+    redis.call('HSET', jobKey, 'pq', n.pq, 'pid', n.pid, 'pol', n.pol)
+  end
+  if #n.deps > 0 then
+    redis.call('SADD', depsKey, unpack(n.deps))
+  else
+    redis.call('HSET', jobKey, 'hold', n.delay)
+  end
+  redis.call('ZADD', wc, now, n.id)
+end
+return {1, now}

@@ -1,0 +1,42 @@
+import { FlowProducer, type ActiveJob } from '../../lib/index.js';
+import { engineHarness } from '../helpers/harness.js';
+import { nextEvent, waitFor } from '../helpers/wait-for.js';
+
+describe('flows: cancelling a parent', () => {
+  const h = engineHarness();
+
+  it('cancels its unfinished children down the tree (running ones through their worker), keeps finished ones', async () => {
+    const parents = h.queue('cx-p');
+    const mids = h.queue('cx-m');
+    const kids = h.queue('cx-k');
+    const flows = new FlowProducer({ store: h.store });
+    const worker = h.worker('cx-k', (job) =>
+      job.name === 'quick'
+        ? 'done'
+        : new Promise((_, reject) => job.signal.addEventListener('abort', () => reject(job.signal.reason))),
+    { concurrency: 2 });
+    const tree = await flows.add({
+      name: 'p',
+      queueName: 'cx-p',
+      children: [
+        { name: 'quick', queueName: 'cx-k', opts: { jobId: 'quick' } },
+        { name: 'long', queueName: 'cx-k', opts: { jobId: 'long' } },
+        { name: 'm', queueName: 'cx-m', opts: { jobId: 'mid' }, children: [{ name: 'later', queueName: 'cx-k', opts: { jobId: 'later', delay: 60_000 } }] },
+      ],
+    });
+    await waitFor(async () => (await kids.getJob('quick'))?.state === 'completed' && (await kids.getJob('long'))?.state === 'active');
+    const cancelled = nextEvent<[ActiveJob]>(worker, 'cancelled');
+
+    expect(await parents.cancel(tree.job.id)).toBe('cancelled');
+    expect((await cancelled)[0].id).toBe('long');
+    await waitFor(async () => (await tree.job.getPendingChildren()).length === 0, { message: 'every child to report' });
+    expect(await kids.getJob('quick')).toMatchObject({ state: 'completed' });
+    expect(await kids.getJob('long')).toMatchObject({ state: 'cancelled' });
+    expect(await mids.getJob('mid')).toMatchObject({ state: 'cancelled' });
+    expect(await kids.getJob('later')).toMatchObject({ state: 'cancelled' });
+    expect(await parents.getJob(tree.job.id)).toMatchObject({ state: 'cancelled' });
+    expect(await h.store.getCounts('cx-p')).toMatchObject({ 'waiting-children': 0, cancelled: 1 });
+    await expect(tree.job.waitUntilFinished({ timeout: 1000 })).rejects.toMatchObject({ name: 'JobCancelledError' });
+    expect(await parents.remove(tree.job.id)).toBe(true);
+  });
+});
