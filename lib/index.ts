@@ -53,7 +53,7 @@ export {
 export { RedisStore } from './store/redis-store.js';
 export type { RedisConnection, RedisStoreOptions } from './store/redis-store.js';
 export type { RedisClientLike } from './store/redis-client.js';
-export { StoreError, StoreNotConnectedError, ScriptError, ReplyShapeError } from './store/errors.js';
+export { StoreError, StoreNotConnectedError, ScriptError, ReplyShapeError, FlowAddAbandonedError } from './store/errors.js';
 export { UnsupportedServerError } from './store/server-checks.js';
 export type {
   Store,

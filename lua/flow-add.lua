@@ -15,11 +15,15 @@
   ARGV[5] nodes: JSON array of {id, name, data, opts, delay, priority, lifo,
           maxAttempts, deadline, rc, rf, group, pq, pid, pol, deps: ["queue\nid", ...]}
           (numbers as strings; pq/pid/pol empty for the root)
+  ARGV[6] intent: JSON {at, dq, ids} kept in flow-intents under the token until
+          flow-commit, so a sweep can finish the add of a producer that died
+          (lib/store/flow-intents.ts)
 
   Returns {1, createdAt} written, or {0, id} when that id already names a job.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
+--- @include "includes/flow"
 
 local Q = spool_queue()
 local wc = KEYS[18]
@@ -57,4 +61,5 @@ for i = 1, #nodes do
   end
   redis.call('ZADD', wc, now, n.id)
 end
+redis.call('HSET', spool_flow_intents(Q), token, ARGV[6])
 return {1, now}

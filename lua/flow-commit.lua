@@ -5,6 +5,7 @@
   'discard': another queue of the tree refused its nodes, so the nodes this
   flow wrote here are removed; nothing of them ever ran (leaves were held).
   Only nodes still marked with this flow's token are touched: idempotent.
+  Either way the flow's intent here is dropped: nothing is left to sweep.
 
   KEYS[1..17] queue keys (includes/queue)
   KEYS[18] waitingChildren  parents waiting for children (zset)
@@ -22,6 +23,7 @@
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/wake"
+--- @include "includes/flow"
 
 local Q = spool_queue()
 local wc = KEYS[18]
@@ -62,6 +64,7 @@ for i = 6, #ARGV do
     end
   end
 end
+redis.call('HDEL', spool_flow_intents(Q), token)
 spool_wake(Q, woken)
 if earliestId then
   spool_announce_delayed(Q, earliestId, earliestDue - now)

@@ -16,7 +16,8 @@ const LIMIT = 100;
  * interval (with a little jitter so many workers do not fire together).
  * Several reapers racing is safe: the reap script moves each job once.
  * Each round also sweeps the queue's flow outbox: parent notifications a
- * crashed worker wrote but never delivered (delivery is idempotent).
+ * crashed worker wrote but never delivered (delivery is idempotent), and
+ * settles flow adds a crashed producer left uncommitted (store.sweepFlows).
  */
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
@@ -48,6 +49,7 @@ export class Reaper {
         if (batch.length) this.options.onReaped(batch);
       } while (batch.length === LIMIT && !this.stopped);
       while ((await this.options.store.sweepOutbox(this.options.queue, LIMIT)) === LIMIT && !this.stopped);
+      await this.options.store.sweepFlows(this.options.queue);
     } catch (err) {
       this.options.onError(err);
     }

@@ -31,3 +31,14 @@ export class ReplyShapeError extends StoreError {
     super(`unexpected reply from script ${script}: ${detail}`, true);
   }
 }
+
+/**
+ * A flow add took longer than the sweep grace between writing its parts and
+ * committing them, and a sweep discarded it as abandoned: nothing of the tree
+ * was kept or ran. Adding it again is safe.
+ */
+export class FlowAddAbandonedError extends StoreError {
+  constructor(graceMs: number) {
+    super(`the flow add took over ${graceMs} ms between its two steps and was discarded as abandoned; nothing was kept, add it again`, false);
+  }
+}

@@ -44,6 +44,12 @@ export interface QueueKeys {
    */
   readonly waitingChildren: string;
   readonly outbox: string;
+  /**
+   * Flow adds in progress that wrote nodes here (token -> JSON intent), and
+   * the decision of one flow add (release or discard), kept in the root's queue.
+   */
+  readonly flowIntents: string;
+  flowDecision(token: string): string;
   job(id: string): string;
   logs(id: string): string;
   dedup(key: string): string;
@@ -124,6 +130,8 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     parked: (name) => parkedPrefix + name,
     waitingChildren: `${base}:waiting-children`,
     outbox: `${base}:outbox`,
+    flowIntents: `${base}:flow-intents`,
+    flowDecision: (token) => `${base}:flow-decision:${token}`,
     deps: (id) => `${base}:deps:${id}`,
     results: (id) => `${base}:results:${id}`,
     failures: (id) => `${base}:failures:${id}`,

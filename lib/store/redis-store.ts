@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { stderrLogger, type SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
-import { StoreNotConnectedError } from './errors.js';
+import { FlowAddAbandonedError, StoreNotConnectedError } from './errors.js';
+import { decideFlow, decodeIntent, encodeIntent, FLOW_SWEEP_GRACE_MS, type FlowDecision } from './flow-intents.js';
 import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
 import { createSpoolClient, type RedisClientLike } from './redis-client.js';
 import {
@@ -365,44 +366,90 @@ export class RedisStore implements Store, AsyncDisposable {
 
   /**
    * A flow spans queues (hash tags), so it is written in two steps per queue:
-   * flow-add writes the queue's nodes with every leaf held, all or nothing;
-   * once every queue took its part, flow-commit releases the leaves. When a
-   * queue refuses (an id exists), the parts already written are discarded:
-   * nothing of them ever ran. A crash between the steps leaves the tree held
-   * in waiting-children, visible in getCounts, never half-run.
+   * flow-add writes the queue's nodes with every leaf held, all or nothing,
+   * and an intent; once every queue took its part the flow's decision is set
+   * to release and flow-commit releases the leaves. When a queue refuses (an
+   * id exists), the decision is discard and the parts already written go.
+   * A producer dying between the steps leaves intents that sweepFlows settles
+   * after the grace (lib/store/flow-intents.ts): never stuck, never half run.
+   *
+   * `stopAfter` is for crash tests only: it stops where a dying producer would.
    */
-  async addFlow(nodes: readonly NewFlowNode[]): Promise<AddFlowOutcome> {
+  async addFlow(nodes: readonly NewFlowNode[], stopAfter?: 'write' | 'decide'): Promise<AddFlowOutcome> {
     const byQueue = new Map<string, NewFlowNode[]>();
     for (const node of nodes) byQueue.set(node.queue, [...(byQueue.get(node.queue) ?? []), node]);
     const token = randomBytes(8).toString('hex');
+    const root = nodes[0]?.queue ?? '';
+    const decisionKey = this.keysOf(root).flowDecision(token);
+    const at = Date.now();
     const written: [string, NewFlowNode[]][] = [];
+    const giveUp = async (): Promise<void> => {
+      await decideFlow(this.command('addFlow'), decisionKey, 'discard');
+      await this.commitFlow('discard', token, written);
+    };
     let createdAt = 0;
     try {
       for (const [queue, part] of byQueue) {
         const k = this.keysOf(queue);
         const keys = part.flatMap((n) => [k.job(n.job.id), k.deps(n.job.id)]);
-        const reply = decodeAddFlow(await this.run('flowAdd', queue, [token, JSON.stringify(part.map(encodeNode))], undefined, keys), queue);
+        const intent = encodeIntent({ at, dq: root, ids: part.map((n) => n.job.id) });
+        const reply = decodeAddFlow(await this.run('flowAdd', queue, [token, JSON.stringify(part.map(encodeNode)), intent], undefined, keys), queue);
         if (reply.status === 'duplicate') {
-          await this.commitFlow('discard', token, written);
+          await giveUp();
+          // Every written part is gone with its intent: nothing will read the decision.
+          await this.command('addFlow').sendCommand(['DEL', decisionKey]);
           return reply;
         }
         written.push([queue, part]);
         createdAt = reply.createdAt;
       }
     } catch (err) {
-      await this.commitFlow('discard', token, written).catch(() => undefined);
+      await giveUp().catch(() => undefined); // else the sweep discards it after the grace
       throw err;
     }
+    if (stopAfter === 'write') return { status: 'added', createdAt };
+    if ((await decideFlow(this.command('addFlow'), decisionKey, 'release')) === 'discard') {
+      await this.commitFlow('discard', token, written);
+      throw new FlowAddAbandonedError(FLOW_SWEEP_GRACE_MS);
+    }
+    if (stopAfter === 'decide') return { status: 'added', createdAt };
     await this.commitFlow('release', token, written);
+    await this.command('addFlow').sendCommand(['DEL', decisionKey]);
     return { status: 'added', createdAt };
   }
 
-  private async commitFlow(mode: 'release' | 'discard', token: string, parts: readonly [string, NewFlowNode[]][]): Promise<void> {
-    for (const [queue, part] of parts) {
-      const k = this.keysOf(queue);
-      const keys = part.flatMap((n) => [k.job(n.job.id), k.deps(n.job.id)]);
-      await this.run('flowCommit', queue, [mode, token, ...part.map((n) => n.job.id)], undefined, keys);
+  private async commitFlow(mode: FlowDecision, token: string, parts: readonly [string, NewFlowNode[]][]): Promise<void> {
+    for (const [queue, part] of parts) await this.commitFlowPart(queue, mode, token, part.map((n) => n.job.id));
+  }
+
+  private async commitFlowPart(queue: string, mode: FlowDecision, token: string, ids: readonly string[]): Promise<number> {
+    const k = this.keysOf(queue);
+    const keys = ids.flatMap((id) => [k.job(id), k.deps(id)]);
+    return (await this.run('flowCommit', queue, [mode, token, ...ids], undefined, keys)) as number;
+  }
+
+  /**
+   * Settles the flow adds whose producer stopped between the two steps in
+   * this queue: parts older than `graceMs` follow the flow's decision, which
+   * becomes discard when the producer never made one. Returns how many parts.
+   */
+  async sweepFlows(queue: string, graceMs: number = FLOW_SWEEP_GRACE_MS): Promise<number> {
+    const k = this.keysOf(queue);
+    const client = this.command('sweepFlows');
+    const intents = decodeHash((await client.sendCommand(['HGETALL', k.flowIntents])) as RawReply);
+    let settled = 0;
+    for (const [token, raw] of Object.entries(intents)) {
+      const intent = decodeIntent(raw);
+      if (!intent) {
+        await client.sendCommand(['HDEL', k.flowIntents, token]);
+        continue;
+      }
+      if (Date.now() - intent.at < graceMs) continue;
+      const decision = await decideFlow(client, this.keysOf(intent.dq).flowDecision(token), 'discard');
+      await this.commitFlowPart(queue, decision, token, intent.ids);
+      settled += 1;
     }
+    return settled;
   }
 
   async deliverToParent(queue: string, childId: string): Promise<DeliverOutcome> {

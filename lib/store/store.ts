@@ -271,6 +271,8 @@ export interface Store {
   deliverToParent(queue: string, childId: string): Promise<DeliverOutcome>;
   /** Delivers up to `limit` notifications left in a queue's outbox (a crash between the two steps); returns how many. */
   sweepOutbox(queue: string, limit: number): Promise<number>;
+  /** Settles flow adds whose producer stopped between writing and committing this queue's part; returns how many. */
+  sweepFlows(queue: string, graceMs?: number): Promise<number>;
   getChildren(queue: string, id: string): Promise<ChildrenRecord>;
   /** failed -> waiting (or waiting-children), attempts reset. */
   redrive(queue: string, id: string): Promise<RedriveOutcome>;

@@ -66,6 +66,8 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   }
   const undelivered = (await client.sendCommand(['HKEYS', keys.outbox])) as string[];
   if (undelivered.length) problems.push(`the outbox holds undelivered parent notifications of ${undelivered.join(', ')}`);
+  const uncommitted = (await client.sendCommand(['HKEYS', keys.flowIntents])) as string[];
+  if (uncommitted.length) problems.push(`flow adds ${uncommitted.join(', ')} wrote nodes here but never committed them`);
 
   const meta = decodeHash((await client.sendCommand(['HGETALL', keys.meta])) as RawReply);
   const counter = (field: string) => Number(meta[field] ?? 0);

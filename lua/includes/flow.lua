@@ -19,6 +19,7 @@
   the same names from the same base (test/unit/flow-keys.spec checks it).
     {prefix:queue}:waiting-children   parents waiting for children (zset, score = createdAt)
     {prefix:queue}:outbox             child id -> notification for its parent (hash, JSON)
+    {prefix:queue}:flow-intents       flow adds not yet committed here: token -> intent (hash, JSON)
     {prefix:queue}:deps:<id>          children a parent still waits for (set of "queue\nid")
     {prefix:queue}:results:<id>       completed children's results (hash "queue\nid" -> JSON)
     {prefix:queue}:failures:<id>      failed/cancelled children as the parent saw them (hash -> JSON)
@@ -31,6 +32,11 @@ end
 
 local function spool_outbox(Q)
   return spool_flow_base(Q) .. 'outbox'
+end
+
+-- Flow adds in progress that wrote nodes here: token -> intent (lib/store/flow-intents.ts).
+local function spool_flow_intents(Q)
+  return spool_flow_base(Q) .. 'flow-intents'
 end
 
 local function spool_waiting_children(Q)
