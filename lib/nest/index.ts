@@ -1,7 +1,7 @@
 // The Nest module's public API (re-exported by lib/index.ts).
 export { QueueModule } from './queue.module.js';
 export { MODULE_OPTIONS_TOKEN as QUEUE_MODULE_OPTIONS } from './module-definition.js';
-export type { QueueModuleExtras } from './module-definition.js';
+export type { QueueModuleExtras, SpoolOptionsFactory } from './module-definition.js';
 export type { QueueModuleOptions, SpoolConnectionOptions, ProcessorWorkerOptions } from './module-options.js';
 export type { QueueRegistration } from './queue-registry.js';
 export { Processor, OnJob, OnWorkerEvent, InjectQueue, InjectConnection, InjectFlowProducer } from './decorators.js';

@@ -53,7 +53,17 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     return [...this.workers.values()];
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    try {
+      this.plans = this.discover();
+    } catch (err) {
+      // The app will not start: close the connections so the process can exit with the error.
+      await this.connections.onApplicationShutdown();
+      throw err;
+    }
+  }
+
+  private discover(): Plan[] {
     const plans: Plan[] = [];
     const seen = new Map<string, string>();
     for (const wrapper of this.discovery.getProviders()) {
@@ -70,7 +80,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
       }
       plans.push(this.plan(wrapper, metatype as new () => unknown, metadata, methods, seen));
     }
-    this.plans = plans;
+    return plans;
   }
 
   async onApplicationBootstrap(): Promise<void> {
