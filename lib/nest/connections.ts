@@ -47,6 +47,16 @@ export class SpoolConnections implements OnApplicationShutdown {
     return store;
   }
 
+  /**
+   * A bootstrap step failed after the connections opened: Nest will not
+   * close an app that never started, so close them here and let the process
+   * exit with the error.
+   */
+  async abandon(err: unknown): Promise<never> {
+    await this.onApplicationShutdown();
+    throw err;
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.stores.values()].map((s) => s.disconnect()));
   }

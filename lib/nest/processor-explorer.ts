@@ -56,6 +56,8 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
   async onModuleInit(): Promise<void> {
     try {
       this.plans = this.discover();
+      // Workers are built now (not started) so bad worker options fail here, with the cleanup below.
+      for (const plan of this.plans) this.workers.set(`${plan.metadata.connection}\n${plan.metadata.queue}`, this.createWorker(plan));
     } catch (err) {
       // The app will not start: close the connections so the process can exit with the error.
       await this.connections.onApplicationShutdown();
@@ -84,10 +86,6 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const plan of this.plans) {
-      const worker = this.createWorker(plan);
-      this.workers.set(`${plan.metadata.connection}\n${plan.metadata.queue}`, worker);
-    }
     const autorun = this.plans.filter((p) => this.workerOptions(p).autorun !== false);
     await Promise.all(autorun.map((p) => this.get(p.metadata.queue, p.metadata.connection)!.run()));
   }

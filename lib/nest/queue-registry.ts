@@ -41,6 +41,14 @@ export class QueueRegistry implements OnApplicationShutdown {
   constructor(private readonly connections: SpoolConnections) {}
 
   async register(registration: QueueRegistration, at: string): Promise<Queue> {
+    try {
+      return await this.create(registration, at);
+    } catch (err) {
+      return this.connections.abandon(err);
+    }
+  }
+
+  private async create(registration: QueueRegistration, at: string): Promise<Queue> {
     const connection = registration.connection ?? DEFAULT_CONNECTION;
     const key = keyOf(registration.name, connection);
     let entry = this.entries.get(key);

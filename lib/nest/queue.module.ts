@@ -15,7 +15,13 @@ export const SPOOL_LOGGER = 'SpoolLogger';
 function connectionProviders(names: readonly string[]): Provider[] {
   return [...new Set(names)].map((name) => ({
     provide: getConnectionToken(name),
-    useFactory: (connections: SpoolConnections) => connections.get(name),
+    useFactory: async (connections: SpoolConnections) => {
+      try {
+        return connections.get(name);
+      } catch (err) {
+        return connections.abandon(err);
+      }
+    },
     inject: [SpoolConnections],
   }));
 }
