@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { Injectable, Scope } from '@nestjs/common';
+import { Inject, Injectable, Scope } from '@nestjs/common';
+import { REQUEST } from '@nestjs/core';
 import {
   OnJob,
   OnWorkerEvent,
@@ -65,8 +66,12 @@ let requestInstances = 0;
 @Injectable({ scope: Scope.REQUEST })
 class ScopedProcessor {
   readonly serial = ++requestInstances;
+  constructor(@Inject(REQUEST) private readonly request: ActiveJob) {}
+
   @OnJob('which')
-  which(): number {
+  which(job: ActiveJob): number {
+    // REQUEST is the job this instance was made for.
+    if (this.request !== job) throw new Error('REQUEST is not the running job');
     return this.serial;
   }
 }
