@@ -94,3 +94,6 @@ export type { NotifyAdapter, SchedMessage, OwnershipMessage, FinishedMessage, Un
 
 // Logging
 export type { SpoolLogger } from './logger.js';
+
+// NestJS module
+export * from './nest/index.js';

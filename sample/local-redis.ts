@@ -19,7 +19,7 @@ export function answersPing(host: string, port: number): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);
@@ -36,23 +36,39 @@ export interface LocalRedis {
 }
 
 /**
- * REDIS_URL when a server answers there; otherwise a private redis-server on
- * a free port that stop() ends (only the process this started).
+ * REDIS_URL when it is set and a server answers there; otherwise a private
+ * redis-server on a free loopback port that stop() ends (only the process
+ * this started). Never falls back to a system Redis on 6379: the demo must
+ * not write into someone else's server unless told to.
  */
 export async function redisForDemo(): Promise<LocalRedis> {
-  const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const parsed = new URL(url);
-  if (await answersPing(parsed.hostname, Number(parsed.port || 6379))) return { url, stop: async () => undefined };
+  const url = process.env.REDIS_URL;
+  if (url) {
+    const parsed = new URL(url);
+    if (await answersPing(parsed.hostname, Number(parsed.port || 6379))) return { url, stop: async () => undefined };
+    process.stderr.write(`no Redis answers at REDIS_URL=${url}; starting a private redis-server instead\n`);
+  }
   const port = await freePort();
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', mkdtempSync(join(tmpdir(), 'spool-demo-'))],
     { stdio: 'ignore' },
   );
-  child.on('error', (err) => {
-    throw new Error(`no Redis answers at ${url} and redis-server could not be started (${err.message}); install it with "sudo apt-get install -y redis-server"`);
-  });
-  for (let i = 0; i < 200 && !(await answersPing('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 25));
+  const failed = new Promise<never>((_, reject) =>
+    child.once('error', (err) =>
+      reject(new Error(`redis-server could not be started (${err.message}); run "bash .ci/setup" or "sudo apt-get install -y redis-server", or set REDIS_URL`)),
+    ),
+  );
+  const ready = (async () => {
+    for (let i = 0; i < 400; i++) {
+      if (await answersPing('127.0.0.1', port)) return;
+      if (child.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    child.kill('SIGTERM');
+    throw new Error(`the private redis-server on port ${port} did not answer PING`);
+  })();
+  await Promise.race([ready, failed]);
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: () =>

@@ -1,0 +1,85 @@
+import { Inject, SetMetadata } from '@nestjs/common';
+import type { WorkerEventName } from '../engine/events.js';
+import type { DtoClass } from './dto.js';
+import type { ProcessorWorkerOptions } from './module-options.js';
+import {
+  DEFAULT_CONNECTION,
+  getConnectionToken,
+  getFlowProducerToken,
+  getQueueToken,
+  ON_JOB_METADATA,
+  ON_WORKER_EVENT_METADATA,
+  PROCESSOR_METADATA,
+} from './tokens.js';
+
+export interface ProcessorOptions extends ProcessorWorkerOptions {
+  /** Named connection of the queue. Default: the default connection. */
+  readonly connection?: string;
+}
+
+export interface ProcessorMetadata {
+  readonly queue: string;
+  readonly connection: string;
+  readonly options: ProcessorWorkerOptions;
+}
+
+export interface OnJobOptions {
+  /** Payloads of this name are turned into this class and validated before the handler runs; invalid ones are dead-lettered. */
+  readonly dto?: DtoClass;
+  /** At most this many jobs of this name run at once in the processor's pool. */
+  readonly concurrency?: number;
+}
+
+export interface OnJobMetadata extends OnJobOptions {
+  /** undefined: the fallback handler, for every name without its own. */
+  readonly name?: string;
+}
+
+/** Worker events a processor method can receive with @OnWorkerEvent. */
+export type ProcessorEvent = Exclude<WorkerEventName, 'closed'>;
+
+/**
+ * Marks a provider as the processor of a queue: one worker pool per class,
+ * started at application bootstrap, running the class's @OnJob methods.
+ *
+ * @example
+ * \@Processor('emails', { concurrency: 10 })
+ * export class EmailProcessor {
+ *   \@OnJob('send', { dto: SendEmailDto }) send(job: ActiveJob, email: SendEmailDto) { ... }
+ * }
+ */
+export function Processor(queue: string, options: ProcessorOptions = {}): ClassDecorator {
+  const { connection = DEFAULT_CONNECTION, ...worker } = options;
+  const metadata: ProcessorMetadata = { queue, connection, options: worker };
+  return SetMetadata(PROCESSOR_METADATA, metadata) as ClassDecorator;
+}
+
+/**
+ * Runs jobs of `name` (or, without a name, of every name that has no handler
+ * of its own). The method receives (job, payload): payload is the validated
+ * DTO instance when `dto` is set, else job.data. Its return value is the result.
+ */
+export function OnJob(name?: string, options: OnJobOptions = {}): MethodDecorator {
+  const metadata: OnJobMetadata = { name, ...options };
+  return SetMetadata(ON_JOB_METADATA, metadata) as MethodDecorator;
+}
+
+/** Receives a worker event of the class's processor, with the Worker's event arguments. */
+export function OnWorkerEvent(event: ProcessorEvent): MethodDecorator {
+  return SetMetadata(ON_WORKER_EVENT_METADATA, event) as MethodDecorator;
+}
+
+/** Injects the Queue registered with QueueModule.registerQueue(name). */
+export function InjectQueue(name: string, connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
+  return Inject(getQueueToken(name, connection));
+}
+
+/** Injects the RedisStore of a connection. */
+export function InjectConnection(connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
+  return Inject(getConnectionToken(connection));
+}
+
+/** Injects the FlowProducer of QueueModule.registerFlowProducer(). */
+export function InjectFlowProducer(connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
+  return Inject(getFlowProducerToken(connection));
+}

@@ -1,0 +1,92 @@
+import type { JobOptions } from '../engine/options.js';
+import type { WorkerOptions } from '../engine/worker-options.js';
+import type { RedisClientLike } from '../store/redis-client.js';
+import { SpoolBootstrapError } from './errors.js';
+import { DEFAULT_CONNECTION } from './tokens.js';
+
+/** One Redis server: a URL (the module opens and closes the client) or your client (it stays yours). */
+export interface SpoolConnectionOptions {
+  readonly url?: string;
+  readonly client?: RedisClientLike;
+  /** Key prefix (hash tag part). Default 'spool'. */
+  readonly prefix?: string;
+}
+
+/** Worker options a processor (or the module, as defaults) may set: everything but the store and the logger. */
+export type ProcessorWorkerOptions = Omit<WorkerOptions, 'store' | 'logger' | 'nameConcurrency'>;
+
+export interface QueueModuleOptions {
+  /** The default connection. */
+  readonly connection: SpoolConnectionOptions;
+  /** More servers by name, used with registerQueue({ connection }) and @Processor({ connection }). */
+  readonly connections?: Readonly<Record<string, SpoolConnectionOptions>>;
+  /** Options every job of every registered queue gets unless the queue or the job sets its own. */
+  readonly defaultJobOptions?: JobOptions;
+  /** Worker defaults for every processor (each @Processor may override). */
+  readonly workers?: ProcessorWorkerOptions;
+}
+
+const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers'];
+const CONNECTION_KEYS = ['url', 'client', 'prefix'];
+const PREFIX = /^[^{}\s]{1,64}$/;
+
+function plain(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function knownKeys(value: Record<string, unknown>, known: readonly string[], field: string): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new SpoolBootstrapError(`${field}.${key}`, 'is not an option', `known options: ${known.join(', ')}`);
+  }
+}
+
+function checkConnection(value: unknown, field: string): void {
+  if (!plain(value)) throw new SpoolBootstrapError(field, 'must be an object { url } or { client }', "e.g. { url: 'redis://127.0.0.1:6379' }");
+  knownKeys(value, CONNECTION_KEYS, field);
+  const hasUrl = value.url !== undefined;
+  const hasClient = value.client !== undefined;
+  if (hasUrl === hasClient) throw new SpoolBootstrapError(field, 'needs exactly one of url and client');
+  if (hasUrl) {
+    let protocol = '';
+    try {
+      protocol = new URL(String(value.url)).protocol;
+    } catch {
+      protocol = '';
+    }
+    if (typeof value.url !== 'string' || (protocol !== 'redis:' && protocol !== 'rediss:')) {
+      throw new SpoolBootstrapError(`${field}.url`, `must be a redis:// or rediss:// URL, got ${JSON.stringify(value.url)}`);
+    }
+  }
+  if (hasClient && (!plain(value.client) && typeof value.client !== 'object')) {
+    throw new SpoolBootstrapError(`${field}.client`, 'must be a node-redis client');
+  }
+  if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX.test(value.prefix))) {
+    throw new SpoolBootstrapError(`${field}.prefix`, `must be 1-64 characters without braces or spaces, got ${JSON.stringify(value.prefix)}`);
+  }
+}
+
+/** Checks QueueModule options at bootstrap; the error names the bad field. */
+export function validateModuleOptions(options: unknown): asserts options is QueueModuleOptions {
+  const field = 'QueueModule options';
+  if (!plain(options)) throw new SpoolBootstrapError(field, 'must be an object', 'pass { connection: { url } }');
+  knownKeys(options, MODULE_KEYS, field);
+  if (options.connection === undefined) {
+    throw new SpoolBootstrapError(`${field}.connection`, 'is required', "pass { url: 'redis://host:6379' } or { client }");
+  }
+  checkConnection(options.connection, `${field}.connection`);
+  if (options.connections !== undefined) {
+    if (!plain(options.connections)) throw new SpoolBootstrapError(`${field}.connections`, 'must be an object of named connections');
+    for (const [name, connection] of Object.entries(options.connections)) {
+      if (name === DEFAULT_CONNECTION) {
+        throw new SpoolBootstrapError(`${field}.connections.${name}`, 'is reserved', 'the default connection is options.connection');
+      }
+      checkConnection(connection, `${field}.connections.${name}`);
+    }
+  }
+  if (options.defaultJobOptions !== undefined && !plain(options.defaultJobOptions)) {
+    throw new SpoolBootstrapError(`${field}.defaultJobOptions`, 'must be an object of job options');
+  }
+  if (options.workers !== undefined && !plain(options.workers)) {
+    throw new SpoolBootstrapError(`${field}.workers`, 'must be an object of worker options');
+  }
+}

@@ -1,0 +1,133 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
+import { InvalidArgumentError } from '../engine/errors.js';
+import type { JobOptions } from '../engine/options.js';
+import { Queue } from '../engine/queue.js';
+import type { QueueLimits } from '../store/store.js';
+import type { SpoolConnections } from './connections.js';
+import { checkDto, type DtoClass } from './dto.js';
+import { QueueValidationError, SpoolBootstrapError } from './errors.js';
+import { DEFAULT_CONNECTION } from './tokens.js';
+
+/** What registerQueue() accepts per queue (or just its name). */
+export interface QueueRegistration {
+  readonly name: string;
+  /** Named connection of QueueModule.forRoot({ connections }). Default: the default connection. */
+  readonly connection?: string;
+  /** Options every job of this queue gets unless it sets its own (over the module's defaultJobOptions). */
+  readonly defaultJobOptions?: JobOptions;
+  /** DTO per job name: add() validates payloads against it, and so do workers before the handler. */
+  readonly jobs?: Readonly<Record<string, DtoClass>>;
+  /** Rate limit, group limits and backpressure, stored in Redis at bootstrap (queue.configure). */
+  readonly limits?: QueueLimits;
+  /** Largest encoded payload in bytes. Default 1 MiB. */
+  readonly maxPayloadBytes?: number;
+}
+
+interface Entry {
+  readonly queue: Queue;
+  readonly connection: string;
+  /** DTO per job name, with who declared it (for conflict messages). */
+  readonly dtos: Map<string, { readonly dto: DtoClass; readonly from: string }>;
+}
+
+/**
+ * Every queue the app registered, one Queue instance per connection and name
+ * however many modules register it, with the DTO map its producers and
+ * workers validate against.
+ */
+export class QueueRegistry implements OnApplicationShutdown {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly connections: SpoolConnections) {}
+
+  async register(registration: QueueRegistration, at: string): Promise<Queue> {
+    try {
+      return await this.create(registration, at);
+    } catch (err) {
+      return this.connections.abandon(err);
+    }
+  }
+
+  private async create(registration: QueueRegistration, at: string): Promise<Queue> {
+    const connection = registration.connection ?? DEFAULT_CONNECTION;
+    const key = keyOf(registration.name, connection);
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const store = this.connections.get(connection);
+      const moduleDefaults = this.connections.options.defaultJobOptions;
+      const defaults = moduleDefaults || registration.defaultJobOptions ? { ...moduleDefaults, ...registration.defaultJobOptions } : undefined;
+      const dtos: Entry['dtos'] = new Map();
+      let queue: Queue;
+      try {
+        queue = new Queue(registration.name, {
+          store,
+          defaultJobOptions: defaults,
+          maxPayloadBytes: registration.maxPayloadBytes,
+          validate: (jobName, data) => this.validate(registration.name, dtos, jobName, data),
+        });
+      } catch (err) {
+        throw asBootstrapError(err, at);
+      }
+      entry = { queue, connection, dtos };
+      this.entries.set(key, entry);
+    }
+    for (const [jobName, dto] of Object.entries(registration.jobs ?? {})) this.addDto(registration.name, connection, jobName, dto, at);
+    if (registration.limits !== undefined) {
+      try {
+        await entry.queue.configure(registration.limits);
+      } catch (err) {
+        throw asBootstrapError(err, `${at}.limits`);
+      }
+    }
+    return entry.queue;
+  }
+
+  has(name: string, connection: string): boolean {
+    return this.entries.has(keyOf(name, connection));
+  }
+
+  /** Names registered on a connection (for error messages). */
+  names(connection: string): string[] {
+    return [...this.entries.values()].filter((e) => e.connection === connection).map((e) => e.queue.name);
+  }
+
+  queues(connection: string): Queue[] {
+    return [...this.entries.values()].filter((e) => e.connection === connection).map((e) => e.queue);
+  }
+
+  /** Declares the DTO of a job name; a second, different DTO for the same name is a bootstrap error. */
+  addDto(queue: string, connection: string, jobName: string, dto: DtoClass, from: string): void {
+    const entry = this.entries.get(keyOf(queue, connection));
+    if (!entry) throw new SpoolBootstrapError(from, `names queue "${queue}", which is not registered`);
+    if (typeof dto !== 'function') throw new SpoolBootstrapError(`${from} jobs.${jobName}`, 'must be a DTO class');
+    const known = entry.dtos.get(jobName);
+    if (known && known.dto !== dto) {
+      throw new SpoolBootstrapError(from, `declares ${dto.name} for job "${jobName}" of queue "${queue}", but ${known.from} declares ${known.dto.name}`, 'use one DTO per job name');
+    }
+    entry.dtos.set(jobName, { dto, from });
+  }
+
+  dtoFor(queue: string, connection: string, jobName: string): DtoClass | undefined {
+    return this.entries.get(keyOf(queue, connection))?.dtos.get(jobName)?.dto;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.queue.close()));
+  }
+
+  private async validate(queue: string, dtos: Entry['dtos'], jobName: string, data: unknown): Promise<void> {
+    const declared = dtos.get(jobName);
+    if (!declared) return;
+    const check = await checkDto(declared.dto, data);
+    if (!check.ok) throw new QueueValidationError(queue, jobName, check.constraints);
+  }
+}
+
+function keyOf(name: string, connection: string): string {
+  return `${connection}\n${name}`;
+}
+
+function asBootstrapError(err: unknown, at: string): Error {
+  if (err instanceof InvalidArgumentError) return new SpoolBootstrapError(at, `is invalid: ${err.message}`);
+  return err instanceof Error ? err : new Error(String(err));
+}

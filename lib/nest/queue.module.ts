@@ -1,0 +1,120 @@
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import type { SpoolLogger } from '../logger.js';
+import { SpoolConnections } from './connections.js';
+import { SpoolBootstrapError } from './errors.js';
+import { ModuleFlowProducer } from './module-flow-producer.js';
+import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE } from './module-definition.js';
+import { nestLogger } from './nest-logger.js';
+import { SpoolWorkers } from './processor-explorer.js';
+import { QueueRegistry, type QueueRegistration } from './queue-registry.js';
+import { DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueToken } from './tokens.js';
+
+export const SPOOL_LOGGER = 'SpoolLogger';
+
+function connectionProviders(names: readonly string[]): Provider[] {
+  return [...new Set(names)].map((name) => ({
+    provide: getConnectionToken(name),
+    useFactory: async (connections: SpoolConnections) => {
+      try {
+        return connections.get(name);
+      } catch (err) {
+        return connections.abandon(err);
+      }
+    },
+    inject: [SpoolConnections],
+  }));
+}
+
+/** The root module's providers, added to what ConfigurableModuleBuilder generates; global so feature modules see them. */
+function withCore(definition: DynamicModule, connectionNames: readonly string[]): DynamicModule {
+  const connections = connectionProviders([DEFAULT_CONNECTION, ...connectionNames]);
+  const core: Provider[] = [
+    { provide: SPOOL_LOGGER, useFactory: () => nestLogger() },
+    {
+      provide: SpoolConnections,
+      useFactory: (options: unknown, logger: SpoolLogger) => SpoolConnections.open(options, logger),
+      inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER],
+    },
+    { provide: QueueRegistry, useFactory: (c: SpoolConnections) => new QueueRegistry(c), inject: [SpoolConnections] },
+    {
+      provide: SpoolWorkers,
+      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(d, s, r, c, m, l),
+      inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, ModuleRef, SPOOL_LOGGER],
+    },
+    ...connections,
+  ];
+  return {
+    ...definition,
+    global: true,
+    imports: [...(definition.imports ?? []), DiscoveryModule],
+    providers: [...(definition.providers ?? []), ...core],
+    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
+  };
+}
+
+function registration(item: unknown, at: string): QueueRegistration {
+  if (typeof item === 'string') return { name: item };
+  if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') {
+    throw new SpoolBootstrapError(at, 'must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }');
+  }
+  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes'];
+  for (const key of Object.keys(item)) {
+    if (!known.includes(key)) throw new SpoolBootstrapError(`${at}.${key}`, 'is not an option', `known options: ${known.join(', ')}`);
+  }
+  return item as QueueRegistration;
+}
+
+/**
+ * Spool for Nest.
+ *
+ * @example
+ * \@Module({
+ *   imports: [
+ *     QueueModule.forRoot({ connection: { url: process.env.REDIS_URL } }),
+ *     QueueModule.registerQueue('emails', { name: 'orders', jobs: { place: PlaceOrderDto } }),
+ *   ],
+ *   providers: [EmailProcessor],
+ * })
+ * export class AppModule {}
+ */
+@Module({})
+export class QueueModule extends ConfigurableModuleClass {
+  /** Connections, workers and the explorer, for the whole app (global). */
+  static override forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    const named = typeof options === 'object' && options?.connections ? Object.keys(options.connections) : [];
+    return withCore(super.forRoot(options), named);
+  }
+
+  /** Options from a factory (useFactory + inject + imports), a class (useClass) or an existing provider (useExisting). */
+  static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withCore(super.forRootAsync(options), options.connectionNames ?? []);
+  }
+
+  /** Provides a Queue per name (inject with @InjectQueue(name)); usable in any feature module. */
+  static registerQueue(...queues: (string | QueueRegistration)[]): DynamicModule {
+    const registrations = queues.map((q, i) => registration(q, `QueueModule.registerQueue() argument ${i + 1}`));
+    const providers: Provider[] = registrations.map((r, i) => ({
+      provide: getQueueToken(r.name, r.connection),
+      useFactory: (registry: QueueRegistry) => registry.register(r, `QueueModule.registerQueue() argument ${i + 1} ("${r.name}")`),
+      inject: [QueueRegistry],
+    }));
+    const connections = connectionProviders(registrations.map((r) => r.connection ?? DEFAULT_CONNECTION));
+    return {
+      module: QueueModule,
+      providers: [...providers, ...connections],
+      exports: [...providers, ...connections].map((p) => (p as { provide: string }).provide),
+    };
+  }
+
+  /** Provides a FlowProducer over every registered queue of the connection (inject with @InjectFlowProducer()). */
+  static registerFlowProducer(options: { readonly connection?: string } = {}): DynamicModule {
+    const connection = options.connection ?? DEFAULT_CONNECTION;
+    const provider: Provider = {
+      provide: getFlowProducerToken(connection),
+      useFactory: (c: SpoolConnections, r: QueueRegistry) => new ModuleFlowProducer(c, r, connection),
+      inject: [SpoolConnections, QueueRegistry],
+    };
+    return { module: QueueModule, providers: [provider], exports: [getFlowProducerToken(connection)] };
+  }
+}

@@ -1,0 +1,42 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { QueueModule } from '../lib/index.js';
+import { PickDto, SendEmailDto } from './dto.js';
+import { JobsController } from './jobs.controller.js';
+import { OrdersController } from './orders.controller.js';
+import { EmailProcessor } from './processors/email.processor.js';
+import { OrderProcessor, WarehouseProcessor } from './processors/order.processor.js';
+import { ReportProcessor } from './processors/report.processor.js';
+import { ReportsController } from './reports.controller.js';
+
+export interface SampleConfig {
+  readonly redisUrl: string;
+  /** Key prefix, so the demo and tests never touch other data on the server. */
+  readonly prefix: string;
+  /** How long shutdown lets running jobs finish, in ms. */
+  readonly shutdownTimeout?: number;
+}
+
+/** The sample app: emails, an order flow over two queues, and tenant-grouped reports. */
+@Module({})
+export class AppModule {
+  static forRedis(config: SampleConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        QueueModule.forRoot({
+          connection: { url: config.redisUrl, prefix: config.prefix },
+          workers: { shutdownTimeout: config.shutdownTimeout ?? 10_000 },
+        }),
+        QueueModule.registerQueue(
+          { name: 'emails', jobs: { send: SendEmailDto }, defaultJobOptions: { removeOnComplete: { age: 3600 } } },
+          'orders',
+          { name: 'warehouse', jobs: { pick: PickDto } },
+          { name: 'reports', limits: { groupConcurrency: 2, maxWaitingPerGroup: 1000 } },
+        ),
+        QueueModule.registerFlowProducer(),
+      ],
+      controllers: [JobsController, OrdersController, ReportsController],
+      providers: [EmailProcessor, OrderProcessor, WarehouseProcessor, ReportProcessor],
+    };
+  }
+}

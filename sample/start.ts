@@ -1,0 +1,29 @@
+import { createSampleApp } from './create-app.js';
+import { freePort, redisForDemo } from './local-redis.js';
+
+/**
+ * `npm run start:sample`: the sample app, left running on PORT (or a free
+ * port) against REDIS_URL or a private redis-server. Ctrl-C shuts it down
+ * gracefully.
+ */
+async function main(): Promise<void> {
+  const redis = await redisForDemo();
+  // Signals are handled below rather than by enableShutdownHooks, so the private Redis stops after the app.
+  const app = await createSampleApp({ redisUrl: redis.url, prefix: process.env.SPOOL_PREFIX ?? 'spool-sample' }, { shutdownHooks: false });
+  const port = Number(process.env.PORT ?? (await freePort()));
+  await app.listen(port, '127.0.0.1');
+  process.stdout.write(`Spool sample on http://127.0.0.1:${port} (Redis ${redis.url}); try:\n`);
+  process.stdout.write(`  curl -s -XPOST localhost:${port}/emails -H 'content-type: application/json' -d '{"to":"ada@example.com","subject":"hi"}'\n`);
+  process.stdout.write(`  curl -s localhost:${port}/jobs/emails/<id>\n`);
+  // SIGINT/SIGTERM: close the app (workers drain within shutdownTimeout), then stop our own Redis.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void app.close().then(() => redis.stop()).then(() => process.exit(0));
+    });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`sample failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,128 @@
+import 'reflect-metadata';
+import type { ModuleMetadata } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { OnJob, Processor, QueueModule, SpoolBootstrapError } from '../../lib/index.js';
+import { redisUrl, uniquePrefix } from '../helpers/store.js';
+import { rootOptions } from './nest-harness.js';
+
+/** Compiles and inits; resolves the error the bootstrap threw (and closes what did start). */
+async function bootstrapError(metadata: ModuleMetadata): Promise<unknown> {
+  let app;
+  try {
+    app = await Test.createTestingModule(metadata).compile();
+    await app.init();
+  } catch (err) {
+    return err;
+  } finally {
+    await app?.close();
+  }
+  throw new Error('the app started');
+}
+
+@Processor('ghost')
+class GhostProcessor {
+  @OnJob('boo')
+  boo(): void {}
+}
+
+@Processor('mail')
+class DoubleProcessor {
+  @OnJob('send')
+  send(): void {}
+
+  @OnJob('send')
+  sendAgain(): void {}
+}
+
+@Processor('mail')
+class TwoFallbacks {
+  @OnJob()
+  one(): void {}
+
+  @OnJob()
+  two(): void {}
+}
+
+class NotAProcessor {
+  @OnJob('send')
+  send(): void {}
+}
+
+@Processor('mail')
+class MailProcessor {
+  @OnJob('send')
+  send(): void {}
+}
+
+@Processor('mail')
+class SecondMailProcessor {
+  @OnJob('other')
+  other(): void {}
+}
+
+@Processor('mail')
+class EmptyProcessor {
+  helper(): void {}
+}
+
+@Processor('mail', { concurrency: 0 })
+class BadOptionsProcessor {
+  @OnJob('send')
+  send(): void {}
+}
+
+@Processor('mail', { concurrency: 2 })
+class OverCapProcessor {
+  @OnJob('send', { concurrency: 5 })
+  send(): void {}
+}
+
+@Processor('audit', { connection: 'analytics' })
+class UnknownConnectionProcessor {
+  @OnJob('record')
+  record(): void {}
+}
+
+describe('bootstrap errors', () => {
+  const root = () => QueueModule.forRoot(rootOptions());
+  const mail = () => QueueModule.registerQueue('mail');
+
+  it.each([
+    ['a processor for a queue never registered', [root(), mail()], [GhostProcessor], /@Processor\('ghost'\) on GhostProcessor names queue "ghost", which is not registered.*registerQueue\('ghost'\)/],
+    ['two handlers for one job name', [root(), mail()], [DoubleProcessor], /DoubleProcessor.sendAgain is a second handler for job name "send" \(the first is DoubleProcessor.send\)/],
+    ['two fallback handlers', [root(), mail()], [TwoFallbacks], /TwoFallbacks.two is a second fallback @OnJob\(\)/],
+    ['@OnJob on a class without @Processor', [root(), mail()], [NotAProcessor], /NotAProcessor has @OnJob or @OnWorkerEvent methods but no @Processor decorator/],
+    ['two processors for one queue', [root(), mail()], [MailProcessor, SecondMailProcessor], /is a second processor for queue "mail"/],
+    ['a processor without handlers', [root(), mail()], [EmptyProcessor], /EmptyProcessor has no @OnJob method/],
+    ['bad worker options', [root(), mail()], [BadOptionsProcessor], /@Processor\('mail'\) options of BadOptionsProcessor are invalid: Worker options.concurrency/],
+    ['a name cap over the pool', [root(), mail()], [OverCapProcessor], /OverCapProcessor are invalid: Worker options.nameConcurrency.send/],
+    ['a processor on an unknown connection', [root(), QueueModule.registerQueue({ name: 'audit', connection: 'analytics' })], [UnknownConnectionProcessor], /connection "analytics" is not configured/],
+  ])('refuses %s', async (_what, imports, providers, message) => {
+    const error = await bootstrapError({ imports, providers });
+    expect(error).toBeInstanceOf(SpoolBootstrapError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it.each([
+    ['no connection', {}, 'QueueModule options.connection is required'],
+    ['a bad URL', { connection: { url: 'http://localhost' } }, 'QueueModule options.connection.url must be a redis:// or rediss:// URL'],
+    ['url and client together', { connection: { url: 'redis://x', client: {} } }, 'QueueModule options.connection needs exactly one of url and client'],
+    ['a typo', { connection: { url: 'redis://127.0.0.1:1' }, worker: {} }, 'QueueModule options.worker is not an option'],
+    ['a bad prefix', { connection: { url: 'redis://127.0.0.1:1', prefix: 'a{b}' } }, 'QueueModule options.connection.prefix must be 1-64 characters'],
+    ['a bad named connection', { connection: { url: 'redis://127.0.0.1:1' }, connections: { analytics: { url: 'nope' } } }, 'QueueModule options.connections.analytics.url'],
+  ])('refuses module options with %s, naming the field', async (_what, options, message) => {
+    const error = await bootstrapError({ imports: [QueueModule.forRoot(options as never)] });
+    expect(error).toBeInstanceOf(SpoolBootstrapError);
+    expect((error as Error).message).toContain(message);
+  });
+
+  it('refuses bad registerQueue input and bad queue options', async () => {
+    expect(() => QueueModule.registerQueue({ name: 'mail', job: {} } as never)).toThrow(/registerQueue\(\) argument 1.job is not an option/);
+    expect(() => QueueModule.registerQueue(42 as never)).toThrow(SpoolBootstrapError);
+    const error = await bootstrapError({
+      imports: [QueueModule.forRoot({ connection: { url: redisUrl(), prefix: uniquePrefix('bad') } }), QueueModule.registerQueue({ name: 'mail', limits: { maxWaiting: -1 } })],
+    });
+    expect(error).toBeInstanceOf(SpoolBootstrapError);
+    expect((error as Error).message).toMatch(/registerQueue\(\) argument 1 \("mail"\).limits is invalid: limits.maxWaiting/);
+  });
+});
