@@ -51,10 +51,11 @@ export {
 
 // Store
 export { RedisStore } from './store/redis-store.js';
-export type { RedisConnection, RedisStoreOptions } from './store/redis-store.js';
+export type { RedisConnection, RedisStoreOptions, ConnectOptions } from './store/redis-store.js';
 export type { RedisClientLike } from './store/redis-client.js';
-export { StoreError, StoreNotConnectedError, ScriptError, ReplyShapeError } from './store/errors.js';
+export { StoreError, StoreNotConnectedError, ScriptError, ReplyShapeError, RedisUnavailableError, RedisOutOfMemoryError } from './store/errors.js';
 export { UnsupportedServerError } from './store/server-checks.js';
+export type { ServerCheckOptions } from './store/server-checks.js';
 export type {
   Store,
   JobState,

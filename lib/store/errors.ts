@@ -31,3 +31,26 @@ export class ReplyShapeError extends StoreError {
     super(`unexpected reply from script ${script}: ${detail}`, true);
   }
 }
+
+/**
+ * Redis cannot be reached (down, refusing connections, or the connection is
+ * being re-established). Not permanent: a worker waits it out; a producer's
+ * add() gets this at once instead of queueing commands offline for ever.
+ */
+export class RedisUnavailableError extends StoreError {
+  constructor(what: string, cause?: unknown) {
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    super(`${what}: Redis is unreachable${detail}; check that it runs and the URL is right (a worker waits, a producer should retry later)`, false, { cause });
+  }
+}
+
+/**
+ * Redis reached maxmemory with the noeviction policy and refused a write.
+ * The script refused wrote nothing (Redis refuses a script at its first
+ * write only). Free memory or raise maxmemory; workers keep finishing jobs.
+ */
+export class RedisOutOfMemoryError extends StoreError {
+  constructor(readonly script: string, cause: unknown) {
+    super(`script ${script} refused: Redis is out of memory (maxmemory reached); nothing was written. Raise maxmemory or drain the queue`, false, { cause });
+  }
+}

@@ -30,15 +30,48 @@ export function reconnectDelay(retries: number): number {
 }
 
 /**
- * A client for a URL with the settings a job queue needs: endless reconnects,
- * no socket timeout (pub/sub connections are idle by design; a timeout there
- * only causes reconnect storms), and the offline queue kept so a command
- * issued during a blip runs once the connection is back.
+ * A client for a URL with the settings a job queue needs:
+ * - endless reconnects with capped backoff (node-redis's default gives up on
+ *   a socket timeout);
+ * - no socket timeout and no command timeout: a subscriber connection idles
+ *   by design and a long script is not a dead server, so a timeout there only
+ *   causes reconnect storms or a command reported failed that did run;
+ * - no offline queue: a command issued while Redis is unreachable fails at
+ *   once with RedisUnavailableError instead of waiting in memory without
+ *   bound. Workers retry their writes themselves (persist), producers decide.
  */
 export function createSpoolClient(url: string): RedisClientLike {
   return createClient({
     url,
-    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5000 },
-    disableOfflineQueue: false,
+    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true },
+    disableOfflineQueue: true,
   }) as unknown as RedisClientLike;
+}
+
+/** The options of a node-redis client that matter here, read defensively (a client passed in may be anything RedisClientLike). */
+interface InspectableOptions {
+  readonly socket?: { readonly socketTimeout?: unknown; readonly reconnectStrategy?: unknown };
+  readonly commandOptions?: { readonly timeout?: unknown };
+}
+
+/**
+ * Settings of a client you pass in that break a job queue, as sentences to
+ * log: Spool does not change a client it does not own.
+ */
+export function clientOptionProblems(client: RedisClientLike): string[] {
+  const options = (client as unknown as { readonly options?: InspectableOptions }).options;
+  if (!options) return [];
+  const problems: string[] = [];
+  const socketTimeout = options.socket?.socketTimeout;
+  if (typeof socketTimeout === 'number' && socketTimeout > 0) {
+    problems.push(`socket.socketTimeout is ${socketTimeout} ms: idle subscriber connections will be dropped and reconnected; leave it unset`);
+  }
+  const commandTimeout = options.commandOptions?.timeout;
+  if (typeof commandTimeout === 'number' && commandTimeout > 0) {
+    problems.push(`commandOptions.timeout is ${commandTimeout} ms: a slow script is reported failed although it ran; leave it unset (0)`);
+  }
+  if (options.socket?.reconnectStrategy === false) {
+    problems.push('socket.reconnectStrategy is false: after one dropped connection the client stays closed and workers stop; use a backoff function');
+  }
+  return problems;
 }
