@@ -8,7 +8,7 @@ export type { Handler } from './engine/worker.js';
 export type { WorkerOptions } from './engine/worker-options.js';
 export type { WorkerEvents, WorkerEventName } from './engine/events.js';
 export { Job, ActiveJob } from './engine/job.js';
-export type { JobError } from './engine/job.js';
+export type { JobError, OnceOptions } from './engine/job.js';
 export type { JobOptions, Retention, StoredJobOptions } from './engine/options.js';
 export { MAX_PRIORITY } from './engine/options.js';
 export { backoffDelay, decideRetry } from './engine/backoff.js';
@@ -40,6 +40,7 @@ export {
   JobValidationError,
   CorruptJobError,
   ResultSerializationError,
+  StoredPayloadTooLargeError,
   JobTimeoutError,
   LeaseLostError,
   JobCancelledError,

@@ -372,6 +372,14 @@ export class RedisStore implements Store, AsyncDisposable {
     return (await this.command('getLogs').sendCommand(['LRANGE', this.keysOf(queue).logs(id), '0', '-1'])) as string[];
   }
 
+  async getOnce(queue: string, key: string): Promise<string | null> {
+    return (await this.command('getOnce').sendCommand(['GET', this.keysOf(queue).once(key)])) as string | null;
+  }
+
+  async setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void> {
+    await this.command('setOnce').sendCommand(['SET', this.keysOf(queue).once(key), outcome, 'PX', String(ttlMs)]);
+  }
+
   async getCounts(queue: string): Promise<JobCounts> {
     const [waiting, paused, delayed, active, completed, failed, cancelled, waitingChildren] = (await this.run('counts', queue, [])) as number[];
     return {
