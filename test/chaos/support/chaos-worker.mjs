@@ -46,11 +46,13 @@ async function behave(job) {
       if (job.stalled === 0) process.kill(process.pid, 'SIGKILL');
       return { pid: process.pid };
     case 'block': {
+      // Only the first delivery hangs; the worker that takes the job over finishes it.
+      if (job.stalled > 0) return { pid: process.pid };
       blockEventLoop(data.ms);
       // Give the ownership-lost message and the lease renewal a moment to be heard.
       const deadline = Date.now() + (data.listenMs ?? 2000);
       while (!job.signal.aborted && Date.now() < deadline) await sleep(20);
-      send({ type: 'late', id: job.id, aborted: job.signal.aborted, reason: job.signal.reason?.name ?? null });
+      send({ type: 'late', id: job.id, aborted: job.signal.aborted, reason: job.signal.reason?.name ?? null, message: job.signal.reason?.message ?? null });
       if (job.signal.aborted) throw job.signal.reason;
       return { pid: process.pid };
     }
