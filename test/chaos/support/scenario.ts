@@ -51,3 +51,8 @@ export async function scenario(url: string, workerDefaults: ChaosWorkerConfig['w
 }
 
 export type Scenario = Awaited<ReturnType<typeof scenario>>;
+
+/** A waitFor condition that counts a failed Redis call (Redis restarting) as "not yet". */
+export function tolerant(condition: () => Promise<boolean>): () => Promise<boolean> {
+  return () => condition().catch(() => false);
+}
