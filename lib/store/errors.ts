@@ -39,7 +39,9 @@ export class ReplyShapeError extends StoreError {
  */
 export class RedisUnavailableError extends StoreError {
   constructor(what: string, cause?: unknown) {
-    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    // Duck-typed: socket errors may come from another realm (vm contexts), where instanceof Error fails.
+    const message = (cause as { message?: unknown } | undefined)?.message;
+    const detail = typeof message === 'string' && message ? `: ${message}` : '';
     super(`${what}: Redis is unreachable${detail}; check that it runs and the URL is right (a worker waits, a producer should retry later)`, false, { cause });
   }
 }
