@@ -1,6 +1,7 @@
 // A Spool worker in its own process for the chaos suite, so tests can kill it
 // with real signals. Runs the compiled library (dist/, built by global-setup).
-// Config (JSON argument): { url, prefix, queue, worker, wait, effectsFile }.
+// Config (JSON argument): { url, prefix, queue, worker, wait, effectsFile,
+// lean (smaller IPC messages, for the soak) }.
 // Each job's data says how its handler behaves ({ mode, ms, ... }, see
 // `behave` below); job names other than "work" have no handler.
 // IPC to the parent: ready, started, completed, failed, error, late, and
@@ -93,13 +94,13 @@ await store.connect({ wait: config.wait ?? false });
 const worker = new Worker(
   config.queue,
   async (job) => {
-    send({ type: 'started', id: job.id, attempt: job.attempt, stalled: job.stalled });
+    send(config.lean ? { type: 'started', id: job.id } : { type: 'started', id: job.id, attempt: job.attempt, stalled: job.stalled });
     if (job.name !== 'work') throw new NoHandlerError(job.name, config.queue);
     return behave(job);
   },
   { store, logger, ...config.worker, autorun: false },
 );
-worker.on('completed', (job, result) => send({ type: 'completed', id: job.id, result: result ?? null }));
+worker.on('completed', (job, result) => send(config.lean ? { type: 'completed', id: job.id } : { type: 'completed', id: job.id, result: result ?? null }));
 worker.on('failed', (job, err, kind) => send({ type: 'failed', id: job.id, name: err.name, message: err.message, kind }));
 worker.on('error', (err) => send({ type: 'error', name: err.name, message: err.message }));
 await worker.run();
