@@ -45,6 +45,14 @@ describe('chaos: Redis down at boot', () => {
     }
   });
 
+  it('disconnect() ends a connect({ wait: true }) still waiting for Redis', async () => {
+    const store = new RedisStore({ url: `redis://127.0.0.1:${await freePort()}` }, { prefix: uniquePrefix('w'), logger: silentLogger });
+    const connecting = store.connect({ wait: true }).then(() => 'connected', (e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    await store.disconnect();
+    expect(await connecting).toBeInstanceOf(RedisUnavailableError);
+  });
+
   it('a connected producer whose Redis went away gets RedisUnavailableError at add(), at once', async () => {
     const redis = await ownRedis();
     const store = new RedisStore({ url: redis.url }, { prefix: uniquePrefix('down'), logger: silentLogger });
