@@ -77,6 +77,10 @@ describe('client settings that break a job queue', () => {
     ]);
   });
 
+  it("names node-redis's default 5 s command timeout on a client made without options", () => {
+    expect(clientOptionProblems(createClient() as unknown as RedisClientLike)).toEqual([expect.stringContaining('commandOptions.timeout is 5000 ms')]);
+  });
+
   it('finds nothing wrong with the client the store creates for a URL', async () => {
     const store = new RedisStore({ url: process.env.SPOOL_TEST_REDIS_URL! }, { logger: recordingLogger().logger });
     await store.connect();
