@@ -156,7 +156,7 @@ export class RedisStore implements Store, AsyncDisposable {
     if (!client.isOpen) {
       this.opening = client;
       try {
-        await (wait ? this.openWaiting(client, onError) : openOnce(client));
+        await (wait ? this.openWaiting(client) : openOnce(client));
       } catch (err) {
         if (this.ownsClient) client.destroy();
         throw new RedisUnavailableError('RedisStore connect()', err);
@@ -186,7 +186,12 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   /** Connects, riding out refused connections with the client's own capped backoff. */
-  private async openWaiting(client: RedisClientLike, onError: (err: Error) => void): Promise<void> {
+  private async openWaiting(client: RedisClientLike): Promise<void> {
+    let told = false;
+    const onError = (err: Error): void => {
+      if (!told) this.logger.warn(`Redis is unreachable (${err.message}); waiting for it to come up`);
+      told = true;
+    };
     client.on('error', onError);
     try {
       await client.connect();

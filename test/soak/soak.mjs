@@ -201,7 +201,7 @@ async function finish(timedOut) {
     );
     problems = await queue.verify();
   } catch (err) {
-    problems = [`final read failed: ${err.message}`];
+    problems = [`final read failed: ${err?.name ?? "error"} ${err?.message ?? String(err)}`];
   }
   const completed = new Set(completedIds);
   const lost = acknowledgedIds.filter((id) => !completed.has(id));

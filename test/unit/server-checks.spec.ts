@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { RedisStore, UnsupportedServerError, type RedisClientLike } from '../../lib/index.js';
-import { clientOptionProblems } from '../../lib/store/redis-client.js';
+import { clientOptionProblems, reconnectDelay } from '../../lib/store/redis-client.js';
 import { FakeRedis } from '../helpers/fake-redis.js';
 
 function serverInfo(version: string, policy: string) {
@@ -86,5 +86,18 @@ describe('client settings that break a job queue', () => {
     await store.connect();
     expect(clientOptionProblems(store.command('test'))).toEqual([]);
     await store.disconnect();
+  });
+});
+
+describe('reconnect backoff', () => {
+  it('grows from 50 ms and is capped near 2 s however many retries, never giving up', () => {
+    expect(reconnectDelay(0)).toBeGreaterThanOrEqual(50);
+    expect(reconnectDelay(0)).toBeLessThan(150);
+    expect(reconnectDelay(3)).toBeGreaterThanOrEqual(400);
+    for (const retries of [6, 10, 100, 1_000_000]) {
+      const delay = reconnectDelay(retries);
+      expect(delay).toBeGreaterThanOrEqual(2000);
+      expect(delay).toBeLessThan(2100);
+    }
   });
 });
