@@ -51,6 +51,8 @@ function startWorker(slot) {
   child.on('message', (m) => {
     if (m.type === 'started') {
       executions.set(m.id, (executions.get(m.id) ?? 0) + 1);
+      // Delivered again: whoever ran it before lost it (its late result was refused).
+      for (const other of slots) if (other !== state) other?.inFlight.delete(m.id);
       state.inFlight.add(m.id);
     } else if (m.type === 'completed' || m.type === 'failed') {
       state.inFlight.delete(m.id);
