@@ -8,7 +8,7 @@ export type { Handler } from './engine/worker.js';
 export type { WorkerOptions } from './engine/worker-options.js';
 export type { WorkerEvents, WorkerEventName } from './engine/events.js';
 export { Job, ActiveJob } from './engine/job.js';
-export type { JobError } from './engine/job.js';
+export type { JobError, OnceOptions } from './engine/job.js';
 export type { JobOptions, Retention, StoredJobOptions } from './engine/options.js';
 export { MAX_PRIORITY } from './engine/options.js';
 export { backoffDelay, decideRetry } from './engine/backoff.js';
@@ -40,6 +40,7 @@ export {
   JobValidationError,
   CorruptJobError,
   ResultSerializationError,
+  StoredPayloadTooLargeError,
   JobTimeoutError,
   LeaseLostError,
   JobCancelledError,
@@ -51,10 +52,19 @@ export {
 
 // Store
 export { RedisStore } from './store/redis-store.js';
-export type { RedisConnection, RedisStoreOptions } from './store/redis-store.js';
+export type { RedisConnection, RedisStoreOptions, ConnectOptions } from './store/redis-store.js';
 export type { RedisClientLike } from './store/redis-client.js';
-export { StoreError, StoreNotConnectedError, ScriptError, ReplyShapeError, FlowAddAbandonedError } from './store/errors.js';
+export {
+  StoreError,
+  StoreNotConnectedError,
+  ScriptError,
+  ReplyShapeError,
+  FlowAddAbandonedError,
+  RedisUnavailableError,
+  RedisOutOfMemoryError,
+} from './store/errors.js';
 export { UnsupportedServerError } from './store/server-checks.js';
+export type { ServerCheckOptions } from './store/server-checks.js';
 export type {
   Store,
   JobState,

@@ -32,6 +32,9 @@ export class Claimer {
   private readonly inFlight = new Set<Promise<void>>();
   /** Set while a rate limit or throttle forbids starting jobs: claims wait for it. */
   private waitTimer: NodeJS.Timeout | undefined;
+  /** Claims failed in a row (Redis unreachable): spaces the retries. */
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
   /** The last look found nothing to claim. */
   idle = false;
 
@@ -46,6 +49,8 @@ export class Claimer {
     this.running = false;
     clearTimeout(this.waitTimer);
     this.waitTimer = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   /** Resolves once claims already sent have been answered. */
@@ -68,16 +73,33 @@ export class Claimer {
       .then(
         (outcome) => {
           this.reserved -= count;
+          this.failures = 0;
           this.o.onClaimed(outcome.jobs);
           this.answered(outcome, count);
         },
         (err) => {
           this.reserved -= count;
-          this.o.report(err, 'claiming jobs failed; retrying at the next poll');
+          this.failures += 1;
+          if (this.failures === 1) this.o.report(err, 'claiming jobs failed; retrying until Redis answers');
+          this.retrySoon();
         },
       )
       .finally(() => this.inFlight.delete(claim));
     this.inFlight.add(claim);
+  }
+
+  /**
+   * A failed claim is tried again with capped backoff rather than at the next
+   * poll: after an outage, work waiting in Redis is picked up within about two
+   * seconds of it answering, however long the poll interval.
+   */
+  private retrySoon(): void {
+    if (!this.running || this.retryTimer) return;
+    const delay = Math.min(100 * 2 ** Math.min(this.failures - 1, 5), 2000);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.fill();
+    }, delay);
   }
 
   /** What to do after a claim (or a complete's claim of the next job) for `asked` slots. */

@@ -94,6 +94,14 @@ export class CorruptJobError extends TerminalJobError {
   readonly reason = 'corrupt';
 }
 
+/** The stored payload is larger than the worker's maxPayloadBytes: it is not parsed into memory or run. */
+export class StoredPayloadTooLargeError extends TerminalJobError {
+  readonly reason = 'payload-too-large';
+  constructor(readonly bytes: number, readonly limit: number) {
+    super(`the stored payload is ${bytes} bytes, over the worker's maxPayloadBytes (${limit}); it was not run. Raise Worker options.maxPayloadBytes or store large data elsewhere and pass a reference`);
+  }
+}
+
 /** The handler returned something JSON cannot carry (BigInt, a cycle...). */
 export class ResultSerializationError extends TerminalJobError {
   readonly reason = 'result';

@@ -1,5 +1,7 @@
 import type { ChildRef, JobRecord, JobState, Store } from '../store/store.js';
-import { ClosedError } from './errors.js';
+import { ClosedError, InvalidArgumentError } from './errors.js';
+import { encodeJson } from './json.js';
+import { describe, positiveInteger } from './options.js';
 import { CHILD_FAILURE_POLICIES, type ChildFailureInfo, type ChildFailurePolicy } from './flow-types.js';
 import type { StoredJobOptions } from './options.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
@@ -150,7 +152,18 @@ function policyName(stored: string): ChildFailurePolicy {
 export interface LeaseWriter {
   progress(value: unknown): Promise<void>;
   log(line: string): Promise<void>;
+  /** Reads a side effect recorded by once(): its stored outcome, or null. */
+  recalled(key: string): Promise<string | null>;
+  /** Records a side effect as done, for ttl ms. */
+  remember(key: string, outcome: string, ttlMs: number): Promise<void>;
 }
+
+export interface OnceOptions {
+  /** How long the step stays recorded as done, in ms. Default 24 hours. */
+  readonly ttl?: number;
+}
+
+const ONCE_TTL = 24 * 60 * 60 * 1000;
 
 /**
  * The job a handler runs. `signal` aborts on cancel, lease loss, timeout,
@@ -173,5 +186,43 @@ export class ActiveJob<Data = unknown, Result = unknown> extends Job<Data, Resul
   /** Appends a line to the job's log, if this worker still holds it. */
   log(line: string): Promise<void> {
     return this.#writer.log(line);
+  }
+
+  /**
+   * Runs a side effect at most once per idempotency key (the job option
+   * `idempotencyKey`, else the job id) and step: once it succeeded it is
+   * recorded, with its result, for `ttl` ms, and a later delivery of the job
+   * gets the recorded result without running it again. Delivery is
+   * at-least-once, so a crash after the effect but before it is recorded runs
+   * it again: make the effect itself idempotent where that matters.
+   *
+   * @example
+   * await job.once('send-email', () => mailer.send(job.data), { ttl: 7 * 86_400_000 });
+   */
+  async once<T>(step: string, effect: () => Promise<T> | T, options: OnceOptions = {}): Promise<T> {
+    if (typeof step !== 'string' || step.length === 0 || step.length > 128) {
+      throw new InvalidArgumentError('job.once step', `must be a string of 1 to 128 characters, got ${describe(step)}`);
+    }
+    const ttl = options.ttl === undefined ? ONCE_TTL : positiveInteger(options.ttl, 'job.once options.ttl');
+    const key = `${this.opts.idempotencyKey ?? `job:${this.id}`}:${step}`;
+    const recalled = await this.#writer.recalled(key);
+    if (recalled !== null) return (recalled === '' ? undefined : JSON.parse(recalled)) as T;
+    const value = await effect();
+    await this.#writer.remember(key, storable(value), ttl);
+    return value;
+  }
+}
+
+/**
+ * A once() result as stored: JSON, or '' for undefined and for a value JSON
+ * cannot carry. The effect already ran, so it is recorded as done either way;
+ * a later delivery then gets undefined instead of the value.
+ */
+function storable(value: unknown): string {
+  if (value === undefined) return '';
+  try {
+    return encodeJson(value, 'job.once result');
+  } catch {
+    return '';
   }
 }

@@ -30,6 +30,13 @@ export interface JobOptions {
   readonly removeOnFail?: Retention;
   /** The group (tenant) the job belongs to: groups are served round-robin, each under its own caps. */
   readonly group?: { readonly id: string };
+  /**
+   * The business identity of the job's side effects, e.g. `invoice-email:t1:inv987:v3`.
+   * job.once(step, effect) records each step as done under it, so a job
+   * delivered again (after a crash) or re-added with the same key skips them.
+   * Default: the job id.
+   */
+  readonly idempotencyKey?: string;
 }
 
 const KNOWN: readonly (keyof JobOptions)[] = [
@@ -46,6 +53,7 @@ const KNOWN: readonly (keyof JobOptions)[] = [
   'removeOnComplete',
   'removeOnFail',
   'group',
+  'idempotencyKey',
 ];
 
 export const MAX_PRIORITY = 1_048_575;
@@ -64,6 +72,7 @@ export interface NormalizedJobOptions {
   readonly removeOnComplete: string;
   readonly removeOnFail: string;
   readonly group?: string;
+  readonly idempotencyKey?: string;
 }
 
 /** The part of the options that travels with the job as JSON, for the worker and for snapshots. */
@@ -76,6 +85,7 @@ export interface StoredJobOptions {
   readonly deadline?: number;
   readonly dedup?: { readonly key: string; readonly ttl: number };
   readonly group?: { readonly id: string };
+  readonly idempotencyKey?: string;
 }
 
 export function storedOptions(o: NormalizedJobOptions): StoredJobOptions {
@@ -88,6 +98,7 @@ export function storedOptions(o: NormalizedJobOptions): StoredJobOptions {
     ...(o.deadline && { deadline: o.deadline }),
     ...(o.dedup && { dedup: o.dedup }),
     ...(o.group !== undefined && { group: { id: o.group } }),
+    ...(o.idempotencyKey !== undefined && { idempotencyKey: o.idempotencyKey }),
   };
 }
 
@@ -243,7 +254,15 @@ export function normalizeJobOptions(
     removeOnComplete: retention(o.removeOnComplete, `${field}.removeOnComplete`),
     removeOnFail: retention(o.removeOnFail, `${field}.removeOnFail`),
     ...(o.group !== undefined && { group: groupId(o.group, `${field}.group`) }),
+    ...(o.idempotencyKey !== undefined && { idempotencyKey: idempotencyKey(o.idempotencyKey, `${field}.idempotencyKey`) }),
   };
+}
+
+function idempotencyKey(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !/^[^\s\p{Cc}{}]{1,256}$/u.test(value)) {
+    throw new InvalidArgumentError(field, `must be 1 to 256 characters without spaces, braces or control characters, got ${describe(value)}`, 'use a business identity such as "invoice-email:tenant1:inv987"');
+  }
+  return value;
 }
 
 function groupId(value: unknown, field: string): string {

@@ -42,6 +42,12 @@ export interface WorkerOptions {
    * Same as queue.configure({ rateLimit }); set at run().
    */
   readonly limiter?: RateLimit;
+  /**
+   * Largest stored payload this worker runs, in bytes. A bigger one (written
+   * by an old producer, another client or by hand) is dead-lettered with
+   * reason 'payload-too-large' instead of run. Default 16 MiB.
+   */
+  readonly maxPayloadBytes?: number;
   readonly logger?: SpoolLogger;
 }
 
@@ -66,6 +72,7 @@ const KNOWN: readonly (keyof WorkerOptions)[] = [
   'keepLogs',
   'nameConcurrency',
   'limiter',
+  'maxPayloadBytes',
   'logger',
 ];
 
@@ -114,6 +121,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     backoffStrategy: options.backoffStrategy,
     limiter: options.limiter === undefined ? undefined : rateLimit(options.limiter, 'Worker options.limiter'),
     keepLogs: ms(options.keepLogs, 'Worker options.keepLogs', 1_000),
+    maxPayloadBytes: ms(options.maxPayloadBytes, 'Worker options.maxPayloadBytes', 16 * 1024 * 1024),
     logger: options.logger ?? stderrLogger,
   };
 }

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { OwnershipMessage, SchedMessage, Unsubscribe } from '../notify/notify-adapter.js';
 import type { ExtendOutcome, JobRecord, Lease, ReapOutcome } from '../store/store.js';
 import { Claimer } from './claimer.js';
-import { CorruptJobError, JobCancelledError, LeaseLostError, RateLimitedError, WorkerClosingError } from './errors.js';
+import { CorruptJobError, JobCancelledError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
 import type { ActiveJob, LeaseWriter } from './job.js';
@@ -203,6 +203,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     held.started = true;
     this.caps.started(job.name);
     this.safeEmit('active', job);
+    if (held.payloadBytes > this.o.maxPayloadBytes) {
+      void this.finish(held, { ok: false, error: new StoredPayloadTooLargeError(held.payloadBytes, this.o.maxPayloadBytes) });
+      return;
+    }
     if (job.corruption) {
       void this.finish(held, { ok: false, error: new CorruptJobError(`job ${job.id} cannot be decoded: ${job.corruption}`) });
       return;
@@ -378,6 +382,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
         const kept = await store.log(this.queueName, lease, String(line), this.o.keepLogs);
         if (kept === null) throw new LeaseLostError(lease.id, 'the log line');
       },
+      recalled: (key) => store.getOnce(this.queueName, key),
+      remember: (key, outcome, ttlMs) => store.setOnce(this.queueName, key, outcome, ttlMs),
     };
   }
 

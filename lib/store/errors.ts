@@ -42,3 +42,28 @@ export class FlowAddAbandonedError extends StoreError {
     super(`the flow add took over ${graceMs} ms between its two steps and was discarded as abandoned; nothing was kept, add it again`, false);
   }
 }
+
+/**
+ * Redis cannot be reached (down, refusing connections, or the connection is
+ * being re-established). Not permanent: a worker waits it out; a producer's
+ * add() gets this at once instead of queueing commands offline for ever.
+ */
+export class RedisUnavailableError extends StoreError {
+  constructor(what: string, cause?: unknown) {
+    // Duck-typed: socket errors may come from another realm (vm contexts), where instanceof Error fails.
+    const message = (cause as { message?: unknown } | undefined)?.message;
+    const detail = typeof message === 'string' && message ? `: ${message}` : '';
+    super(`${what}: Redis is unreachable${detail}; check that it runs and the URL is right (a worker waits, a producer should retry later)`, false, { cause });
+  }
+}
+
+/**
+ * Redis reached maxmemory with the noeviction policy and refused a write.
+ * The script refused wrote nothing (Redis refuses a script at its first
+ * write only). Free memory or raise maxmemory; workers keep finishing jobs.
+ */
+export class RedisOutOfMemoryError extends StoreError {
+  constructor(readonly script: string, cause: unknown) {
+    super(`script ${script} refused: Redis is out of memory (maxmemory reached); nothing was written. Raise maxmemory or drain the queue`, false, { cause });
+  }
+}

@@ -53,6 +53,8 @@ export interface QueueKeys {
   job(id: string): string;
   logs(id: string): string;
   dedup(key: string): string;
+  /** A side effect recorded as done by job.once(), under the job's idempotency key and step. */
+  once(key: string): string;
   group(gid: string): string;
   groupWait(gid: string): string;
   parked(name: string): string;
@@ -125,6 +127,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     job: (id) => jobPrefix + id,
     logs: (id) => logPrefix + id,
     dedup: (key) => `${base}:dedup:${key}`,
+    once: (key) => `${base}:once:${key}`,
     group: (gid) => groupPrefix + gid,
     groupWait: (gid) => `${groupPrefix}${gid}:wait`,
     parked: (name) => parkedPrefix + name,

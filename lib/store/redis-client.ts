@@ -30,15 +30,58 @@ export function reconnectDelay(retries: number): number {
 }
 
 /**
- * A client for a URL with the settings a job queue needs: endless reconnects,
- * no socket timeout (pub/sub connections are idle by design; a timeout there
- * only causes reconnect storms), and the offline queue kept so a command
- * issued during a blip runs once the connection is back.
+ * A client for a URL with the settings a job queue needs:
+ * - endless reconnects with capped backoff (node-redis's default gives up on
+ *   a socket timeout);
+ * - no socket timeout and no command timeout: a subscriber connection idles
+ *   by design and a long script is not a dead server, so a timeout there only
+ *   causes reconnect storms or a command reported failed that did run.
+ *   NOTE: node-redis 6 gives every command a 5 s timeout by default, counted
+ *   from when it is queued until it is written: behind a long pipeline (an
+ *   addBulk of many batches, verify() of a big queue) healthy commands fail
+ *   with TimeoutError. `timeout: 0` turns it off; dead peers are found by
+ *   TCP keepalive and by the socket closing;
+ * - no offline queue: a command issued while Redis is unreachable fails at
+ *   once with RedisUnavailableError instead of waiting in memory without
+ *   bound. Workers retry their writes themselves (persist), producers decide.
  */
 export function createSpoolClient(url: string): RedisClientLike {
   return createClient({
     url,
-    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5000 },
-    disableOfflineQueue: false,
+    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true },
+    disableOfflineQueue: true,
+    commandOptions: { timeout: 0 },
   }) as unknown as RedisClientLike;
+}
+
+/** The options of a node-redis client that matter here, read defensively (a client passed in may be anything RedisClientLike). */
+/** Default command timeout of node-redis 6 when none is given. */
+const NODE_REDIS_DEFAULT_COMMAND_TIMEOUT = 5000;
+
+interface InspectableOptions {
+  readonly socket?: { readonly socketTimeout?: unknown; readonly reconnectStrategy?: unknown };
+  readonly commandOptions?: { readonly timeout?: unknown };
+}
+
+/**
+ * Settings of a client you pass in that break a job queue, as sentences to
+ * log: Spool does not change a client it does not own.
+ */
+export function clientOptionProblems(client: RedisClientLike): string[] {
+  const options = (client as unknown as { readonly options?: InspectableOptions }).options;
+  if (!options) return [];
+  const problems: string[] = [];
+  const socketTimeout = options.socket?.socketTimeout;
+  if (typeof socketTimeout === 'number' && socketTimeout > 0) {
+    problems.push(`socket.socketTimeout is ${socketTimeout} ms: idle subscriber connections will be dropped and reconnected; leave it unset`);
+  }
+  // The default applies when the client was made without commandOptions.timeout.
+  const commandTimeout = options.commandOptions?.timeout ?? NODE_REDIS_DEFAULT_COMMAND_TIMEOUT;
+  if (typeof commandTimeout === 'number' && commandTimeout > 0) {
+    problems.push(`commandOptions.timeout is ${commandTimeout} ms: commands still queued behind a long pipeline fail with TimeoutError although Redis is healthy; set commandOptions: { timeout: 0 }`);
+  }
+  if (options.socket?.reconnectStrategy === false) {
+    problems.push('socket.reconnectStrategy is false: after one dropped connection the client stays closed and workers stop; use a backoff function');
+  }
+  return problems;
 }

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { stderrLogger, type SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
-import { FlowAddAbandonedError, StoreNotConnectedError } from './errors.js';
+import { FlowAddAbandonedError, RedisUnavailableError, StoreNotConnectedError } from './errors.js';
 import { decideFlow, decodeIntent, encodeIntent, FLOW_SWEEP_GRACE_MS, type FlowDecision } from './flow-intents.js';
 import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
-import { createSpoolClient, type RedisClientLike } from './redis-client.js';
+import { clientOptionProblems, createSpoolClient, type RedisClientLike } from './redis-client.js';
 import {
   decodeAdd,
   decodeAddFlow,
@@ -66,6 +66,19 @@ export interface RedisStoreOptions {
   /** First part of every key's hash tag: `{prefix:queue}`. Default `spool`. */
   readonly prefix?: string;
   readonly logger?: SpoolLogger;
+  /** Refuse to connect (UnsupportedServerError) when maxmemory-policy is not noeviction, instead of warning. Default false. */
+  readonly requireNoEviction?: boolean;
+  /** How long scripts refused with LOADING / BUSY / TRYAGAIN / MASTERDOWN are retried before failing, in ms. Default 10,000. */
+  readonly transientRetryMs?: number;
+}
+
+export interface ConnectOptions {
+  /**
+   * false (default, for producers): fail at once with RedisUnavailableError
+   * when Redis cannot be reached. true (for workers): keep trying, with capped
+   * backoff, until Redis answers; warnings are logged meanwhile.
+   */
+  readonly wait?: boolean;
 }
 
 const PREFIX_PATTERN = /^[^{}\s]{1,64}$/;
@@ -90,6 +103,10 @@ export class RedisStore implements Store, AsyncDisposable {
   private readonly channels: Channels;
   private readonly keys = new Map<string, QueueKeys>();
   private state: 'new' | 'connected' | 'closed' = 'new';
+  private connecting: Promise<void> | undefined;
+  /** The client connect() is opening, so disconnect() can end a wait for Redis. */
+  private opening: RedisClientLike | undefined;
+  private readonly requireNoEviction: boolean;
 
   constructor(private readonly connection: RedisConnection, options: RedisStoreOptions = {}) {
     const prefix = options.prefix ?? 'spool';
@@ -100,7 +117,8 @@ export class RedisStore implements Store, AsyncDisposable {
     this.logger = options.logger ?? stderrLogger;
     this.ownsClient = 'url' in connection;
     this.channels = channels(prefix);
-    this.runner = new ScriptRunner(() => this.command('script'));
+    this.requireNoEviction = options.requireNoEviction ?? false;
+    this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: options.transientRetryMs });
     this.notify = new RedisNotify({
       schedChannel: this.channels.sched,
       owlsChannel: this.channels.owls,
@@ -111,31 +129,86 @@ export class RedisStore implements Store, AsyncDisposable {
     });
   }
 
-  /** Opens the command connection (when the store owns it) and checks the server. Idempotent. */
-  async connect(): Promise<void> {
-    if (this.state === 'connected') return;
-    if (this.state === 'closed') throw new StoreNotConnectedError('connect()');
+  /**
+   * Opens the command connection (when the store owns it) and checks the
+   * server. Without `{ wait: true }` an unreachable Redis fails at once with
+   * RedisUnavailableError. Idempotent.
+   */
+  connect(options: ConnectOptions = {}): Promise<void> {
+    if (this.state === 'connected') return Promise.resolve();
+    if (this.state === 'closed') return Promise.reject(new StoreNotConnectedError('connect()'));
+    this.connecting ??= this.open(options.wait ?? false).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(wait: boolean): Promise<void> {
     const client = 'url' in this.connection ? createSpoolClient(this.connection.url) : this.connection.client;
-    if (this.ownsClient) {
-      let failing = false;
-      client.on('error', (err: Error) => {
-        if (!failing) this.logger.warn(`Redis connection lost: ${err.message}; reconnecting`);
-        failing = true;
-      });
-      client.on('ready', () => {
-        failing = false;
-      });
+    for (const problem of clientOptionProblems(client)) this.logger.warn(`RedisStore client: ${problem}`);
+    let failing = false;
+    const onError = (err: Error): void => {
+      if (!failing) this.logger.warn(`Redis connection lost: ${err.message}; reconnecting`);
+      failing = true;
+    };
+    const onReady = (): void => {
+      failing = false;
+    };
+    if (!client.isOpen) {
+      this.opening = client;
+      try {
+        await (wait ? this.openWaiting(client) : openOnce(client));
+      } catch (err) {
+        if (this.ownsClient) client.destroy();
+        throw new RedisUnavailableError('RedisStore connect()', err);
+      } finally {
+        this.opening = undefined;
+      }
     }
-    if (!client.isOpen) await client.connect();
+    if (this.ownsClient) {
+      client.on('error', onError);
+      client.on('ready', onReady);
+    }
+    try {
+      await checkServer(client, this.logger, { requireNoEviction: this.requireNoEviction });
+    } catch (err) {
+      if (this.ownsClient) {
+        client.off('error', onError);
+        client.destroy();
+      }
+      throw err;
+    }
+    if (this.state === 'closed') {
+      if (this.ownsClient) client.destroy();
+      throw new StoreNotConnectedError('connect()');
+    }
     this.client = client;
     this.state = 'connected';
-    await checkServer(client, this.logger);
+  }
+
+  /** Connects, riding out refused connections with the client's own capped backoff. */
+  private async openWaiting(client: RedisClientLike): Promise<void> {
+    let told = false;
+    const onError = (err: Error): void => {
+      if (!told) this.logger.warn(`Redis is unreachable (${err.message}); waiting for it to come up`);
+      told = true;
+    };
+    client.on('error', onError);
+    try {
+      await client.connect();
+    } finally {
+      client.off('error', onError);
+    }
   }
 
   /** Closes what the store opened: its subscriber, and its client when it created it. Idempotent. */
   async disconnect(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    if (this.connecting && this.ownsClient) {
+      this.opening?.destroy();
+      await this.connecting.catch(() => undefined);
+    }
     await this.notify.close();
     const client = this.client;
     this.client = undefined;
@@ -303,6 +376,14 @@ export class RedisStore implements Store, AsyncDisposable {
 
   async getLogs(queue: string, id: string): Promise<string[]> {
     return (await this.command('getLogs').sendCommand(['LRANGE', this.keysOf(queue).logs(id), '0', '-1'])) as string[];
+  }
+
+  async getOnce(queue: string, key: string): Promise<string | null> {
+    return (await this.command('getOnce').sendCommand(['GET', this.keysOf(queue).once(key)])) as string | null;
+  }
+
+  async setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void> {
+    await this.command('setOnce').sendCommand(['SET', this.keysOf(queue).once(key), outcome, 'PX', String(ttlMs)]);
   }
 
   async getCounts(queue: string): Promise<JobCounts> {
@@ -504,6 +585,25 @@ export class RedisStore implements Store, AsyncDisposable {
   async watch(queue: string, id: string): Promise<JobState | null> {
     const state = await this.run('watch', queue, [], id);
     return typeof state === 'string' ? (state as JobState) : null;
+  }
+}
+
+/**
+ * One attempt to connect: the first connection error fails the call (node-redis
+ * would otherwise retry for ever inside connect()).
+ */
+async function openOnce(client: RedisClientLike): Promise<void> {
+  let onError: ((err: Error) => void) | undefined;
+  const refused = new Promise<never>((_, reject) => {
+    onError = reject;
+    client.on('error', onError);
+  });
+  const connecting = client.connect();
+  connecting.catch(() => undefined);
+  try {
+    await Promise.race([connecting, refused]);
+  } finally {
+    client.off('error', onError!);
   }
 }
 

@@ -1,48 +1,64 @@
 import { ErrorReply } from 'redis';
-import { ScriptError } from './errors.js';
+import { RedisOutOfMemoryError, RedisUnavailableError, ScriptError } from './errors.js';
 import type { RedisClientLike } from './redis-client.js';
 import type { RawReply } from './replies.js';
 import { loadScript, type LoadedScript } from './script-loader.js';
 import { SCRIPTS, type ScriptName } from './scripts.js';
 
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith('NOSCRIPT');
-}
+/**
+ * Replies that mean "not executed, ask again soon": the server is loading its
+ * AOF after a restart (LOADING), another script runs past busy-script-time
+ * (BUSY), a cluster slot moves (TRYAGAIN), a replica lost its master
+ * (MASTERDOWN). Repeating is safe for every script, since none of it ran.
+ */
+const TRANSIENT = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b/;
 
-/** Redis answered with an error, as opposed to the connection failing (those pass through untouched). */
-function isErrorReply(err: unknown): boolean {
-  return err instanceof ErrorReply;
+export interface ScriptRunnerOptions {
+  /** How long transient refusals (LOADING, BUSY, ...) are retried before the call fails. Default 10,000 ms. */
+  readonly transientRetryMs?: number;
 }
 
 /**
  * Runs the scripts of lua/ by EVALSHA. After SCRIPT FLUSH or a restart the
  * server answers NOSCRIPT; the call is then repeated with EVAL, which also
- * caches the script again, so callers never see it.
+ * caches the script again, so callers never see it. Transient refusals are
+ * retried with a short backoff; errors are typed: RedisUnavailableError for
+ * the connection, RedisOutOfMemoryError for OOM, ScriptError for the rest.
  */
 export class ScriptRunner {
   private readonly scripts = new Map<ScriptName, LoadedScript>();
+  private readonly transientRetryMs: number;
 
-  constructor(private readonly client: () => RedisClientLike) {
+  constructor(private readonly client: () => RedisClientLike, options: ScriptRunnerOptions = {}) {
     for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
       this.scripts.set(name, loadScript(SCRIPTS[name].file));
     }
+    this.transientRetryMs = options.transientRetryMs ?? 10_000;
   }
 
   async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<RawReply> {
     const script = this.scripts.get(name)!;
     const tail = [String(keys.length), ...keys, ...args.map(String)];
-    const client = this.client();
-    try {
-      return (await client.sendCommand(['EVALSHA', script.sha, ...tail])) as RawReply;
-    } catch (err) {
-      if (isNoScript(err)) {
-        try {
-          return (await client.sendCommand(['EVAL', script.source, ...tail])) as RawReply;
-        } catch (retryErr) {
-          throw isErrorReply(retryErr) ? new ScriptError(name, retryErr) : retryErr;
+    const giveUpAt = Date.now() + this.transientRetryMs;
+    let useEval = false;
+    for (let attempt = 0; ; attempt++) {
+      const client = this.client();
+      try {
+        return (await client.sendCommand(useEval ? ['EVAL', script.source, ...tail] : ['EVALSHA', script.sha, ...tail])) as RawReply;
+      } catch (err) {
+        if (!(err instanceof ErrorReply)) throw new RedisUnavailableError(`script ${name}`, err);
+        const message = err.message;
+        if (!useEval && message.startsWith('NOSCRIPT')) {
+          useEval = true;
+          continue;
         }
+        if (TRANSIENT.test(message) && Date.now() < giveUpAt) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** Math.min(attempt, 5), 500)));
+          continue;
+        }
+        if (/^OOM\b/.test(message)) throw new RedisOutOfMemoryError(name, err);
+        throw new ScriptError(name, err);
       }
-      throw isErrorReply(err) ? new ScriptError(name, err) : err;
     }
   }
 }

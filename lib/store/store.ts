@@ -255,6 +255,10 @@ export interface Store {
   getGroup(queue: string, group: string): Promise<GroupState>;
   getJob(queue: string, id: string): Promise<JobRecord | null>;
   getLogs(queue: string, id: string): Promise<string[]>;
+  /** The stored outcome of a side effect recorded by job.once(), or null when not recorded (or expired). */
+  getOnce(queue: string, key: string): Promise<string | null>;
+  /** Records a side effect as done, with its outcome (JSON), for ttl ms. */
+  setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void>;
   getCounts(queue: string): Promise<JobCounts>;
   /** Ids in one state index, oldest first (by index score). */
   listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]>;
