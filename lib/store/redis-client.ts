@@ -1,4 +1,5 @@
-import { createClient } from 'redis';
+import { createClient, ErrorReply } from 'redis';
+import { RedisUnavailableError } from './errors.js';
 
 /**
  * What Spool needs of a node-redis client. A client made by `createClient()`
@@ -84,4 +85,36 @@ export function clientOptionProblems(client: RedisClientLike): string[] {
     problems.push('socket.reconnectStrategy is false: after one dropped connection the client stays closed and workers stop; use a backoff function');
   }
   return problems;
+}
+
+/**
+ * The client, with failures to reach Redis (a closed socket, the offline
+ * queue turned off) turned into RedisUnavailableError naming the call, as
+ * scripts already do; Redis's own error replies pass through unchanged.
+ */
+export function mappingUnavailable(client: RedisClientLike, what: string): RedisClientLike {
+  return {
+    get isOpen() {
+      return client.isOpen;
+    },
+    get isReady() {
+      return client.isReady;
+    },
+    connect: () => client.connect(),
+    close: () => client.close(),
+    destroy: () => client.destroy(),
+    duplicate: () => client.duplicate(),
+    sendCommand: async (args) => {
+      try {
+        return await client.sendCommand(args);
+      } catch (err) {
+        if (err instanceof ErrorReply) throw err;
+        throw new RedisUnavailableError(what, err);
+      }
+    },
+    subscribe: (channel, listener) => client.subscribe(channel, listener),
+    unsubscribe: (channel, listener) => client.unsubscribe(channel, listener),
+    on: (event, listener) => client.on(event, listener),
+    off: (event, listener) => client.off(event, listener),
+  };
 }

@@ -5,7 +5,7 @@ import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { FlowAddAbandonedError, RedisUnavailableError, StoreNotConnectedError } from './errors.js';
 import { decideFlow, decodeIntent, encodeIntent, FLOW_SWEEP_GRACE_MS, type FlowDecision } from './flow-intents.js';
 import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
-import { clientOptionProblems, createSpoolClient, type RedisClientLike } from './redis-client.js';
+import { clientOptionProblems, createSpoolClient, mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import {
   decodeAdd,
   decodeAddFlow,
@@ -225,6 +225,11 @@ export class RedisStore implements Store, AsyncDisposable {
     return this.client;
   }
 
+  /** The command connection for one of the store's own calls: Redis being unreachable surfaces as RedisUnavailableError. */
+  private call(what: string): RedisClientLike {
+    return mappingUnavailable(this.command(what), what);
+  }
+
   keysOf(queue: string): QueueKeys {
     let keys = this.keys.get(queue);
     if (!keys) {
@@ -366,24 +371,24 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async isPaused(queue: string): Promise<boolean> {
-    return (await this.command('isPaused').sendCommand(['HEXISTS', this.keysOf(queue).meta, 'paused'])) === 1;
+    return (await this.call('isPaused').sendCommand(['HEXISTS', this.keysOf(queue).meta, 'paused'])) === 1;
   }
 
   async getJob(queue: string, id: string): Promise<JobRecord | null> {
-    const hash = decodeHash((await this.command('getJob').sendCommand(['HGETALL', this.keysOf(queue).job(id)])) as RawReply);
+    const hash = decodeHash((await this.call('getJob').sendCommand(['HGETALL', this.keysOf(queue).job(id)])) as RawReply);
     return Object.keys(hash).length === 0 ? null : decodeJob(id, hash);
   }
 
   async getLogs(queue: string, id: string): Promise<string[]> {
-    return (await this.command('getLogs').sendCommand(['LRANGE', this.keysOf(queue).logs(id), '0', '-1'])) as string[];
+    return (await this.call('getLogs').sendCommand(['LRANGE', this.keysOf(queue).logs(id), '0', '-1'])) as string[];
   }
 
   async getOnce(queue: string, key: string): Promise<string | null> {
-    return (await this.command('getOnce').sendCommand(['GET', this.keysOf(queue).once(key)])) as string | null;
+    return (await this.call('getOnce').sendCommand(['GET', this.keysOf(queue).once(key)])) as string | null;
   }
 
   async setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void> {
-    await this.command('setOnce').sendCommand(['SET', this.keysOf(queue).once(key), outcome, 'PX', String(ttlMs)]);
+    await this.call('setOnce').sendCommand(['SET', this.keysOf(queue).once(key), outcome, 'PX', String(ttlMs)]);
   }
 
   async getCounts(queue: string): Promise<JobCounts> {
@@ -401,11 +406,11 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async pausedNames(queue: string): Promise<string[]> {
-    return (await this.command('pausedNames').sendCommand(['SMEMBERS', this.keysOf(queue).pausedNames])) as string[];
+    return (await this.call('pausedNames').sendCommand(['SMEMBERS', this.keysOf(queue).pausedNames])) as string[];
   }
 
   async getLimits(queue: string): Promise<QueueLimits> {
-    const [rl, gcap, grl, mw, mwg] = (await this.command('getLimits').sendCommand([
+    const [rl, gcap, grl, mw, mwg] = (await this.call('getLimits').sendCommand([
       'HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg',
     ])) as (string | null)[];
     return {
@@ -419,7 +424,7 @@ export class RedisStore implements Store, AsyncDisposable {
 
   async getGroup(queue: string, group: string): Promise<GroupState> {
     const k = this.keysOf(queue);
-    const client = this.command('getGroup');
+    const client = this.call('getGroup');
     const [fields, waiting] = await Promise.all([
       client.sendCommand(['HMGET', k.group(group), 'paused', 'active', 'cap', 'rl']) as Promise<(string | null)[]>,
       client.sendCommand(['ZCARD', k.groupWait(group)]),
@@ -438,11 +443,11 @@ export class RedisStore implements Store, AsyncDisposable {
 
   async listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]> {
     const key = indexKey(this.keysOf(queue), state);
-    return (await this.command('listIds').sendCommand(['ZRANGE', key, String(start), String(end)])) as string[];
+    return (await this.call('listIds').sendCommand(['ZRANGE', key, String(start), String(end)])) as string[];
   }
 
   async verify(queue: string): Promise<string[]> {
-    return verifyQueue(this.command('verify'), this.keysOf(queue));
+    return verifyQueue(this.call('verify'), this.keysOf(queue));
   }
 
   /**
@@ -465,7 +470,7 @@ export class RedisStore implements Store, AsyncDisposable {
     const at = Date.now();
     const written: [string, NewFlowNode[]][] = [];
     const giveUp = async (): Promise<void> => {
-      await decideFlow(this.command('addFlow'), decisionKey, 'discard');
+      await decideFlow(this.call('addFlow'), decisionKey, 'discard');
       await this.commitFlow('discard', token, written);
     };
     let createdAt = 0;
@@ -478,7 +483,7 @@ export class RedisStore implements Store, AsyncDisposable {
         if (reply.status === 'duplicate') {
           await giveUp();
           // Every written part is gone with its intent: nothing will read the decision.
-          await this.command('addFlow').sendCommand(['DEL', decisionKey]);
+          await this.call('addFlow').sendCommand(['DEL', decisionKey]);
           return reply;
         }
         written.push([queue, part]);
@@ -489,13 +494,13 @@ export class RedisStore implements Store, AsyncDisposable {
       throw err;
     }
     if (stopAfter === 'write') return { status: 'added', createdAt };
-    if ((await decideFlow(this.command('addFlow'), decisionKey, 'release')) === 'discard') {
+    if ((await decideFlow(this.call('addFlow'), decisionKey, 'release')) === 'discard') {
       await this.commitFlow('discard', token, written);
       throw new FlowAddAbandonedError(FLOW_SWEEP_GRACE_MS);
     }
     if (stopAfter === 'decide') return { status: 'added', createdAt };
     await this.commitFlow('release', token, written);
-    await this.command('addFlow').sendCommand(['DEL', decisionKey]);
+    await this.call('addFlow').sendCommand(['DEL', decisionKey]);
     return { status: 'added', createdAt };
   }
 
@@ -516,7 +521,7 @@ export class RedisStore implements Store, AsyncDisposable {
    */
   async sweepFlows(queue: string, graceMs: number = FLOW_SWEEP_GRACE_MS): Promise<number> {
     const k = this.keysOf(queue);
-    const client = this.command('sweepFlows');
+    const client = this.call('sweepFlows');
     const intents = decodeHash((await client.sendCommand(['HGETALL', k.flowIntents])) as RawReply);
     let settled = 0;
     for (const [token, raw] of Object.entries(intents)) {
@@ -534,7 +539,7 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async deliverToParent(queue: string, childId: string): Promise<DeliverOutcome> {
-    const message = (await this.command('deliverToParent').sendCommand(['HGET', this.keysOf(queue).outbox, childId])) as string | null;
+    const message = (await this.call('deliverToParent').sendCommand(['HGET', this.keysOf(queue).outbox, childId])) as string | null;
     if (message == null) return { parentState: null };
     return this.deliver(queue, childId, message);
   }
@@ -551,7 +556,7 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async sweepOutbox(queue: string, limit: number): Promise<number> {
-    const [, flat] = (await this.command('sweepOutbox').sendCommand(['HSCAN', this.keysOf(queue).outbox, '0', 'COUNT', String(limit)])) as [
+    const [, flat] = (await this.call('sweepOutbox').sendCommand(['HSCAN', this.keysOf(queue).outbox, '0', 'COUNT', String(limit)])) as [
       string,
       string[],
     ];
@@ -565,7 +570,7 @@ export class RedisStore implements Store, AsyncDisposable {
 
   async getChildren(queue: string, id: string): Promise<ChildrenRecord> {
     const k = this.keysOf(queue);
-    const client = this.command('getChildren');
+    const client = this.call('getChildren');
     const [pending, results, failures] = await Promise.all([
       client.sendCommand(['SMEMBERS', k.deps(id)]) as Promise<string[]>,
       client.sendCommand(['HGETALL', k.results(id)]) as Promise<RawReply>,

@@ -53,7 +53,7 @@ describe('chaos: Redis down at boot', () => {
     expect(await connecting).toBeInstanceOf(RedisUnavailableError);
   });
 
-  it('a connected producer whose Redis went away gets RedisUnavailableError at add(), at once', async () => {
+  it('a connected producer whose Redis went away gets RedisUnavailableError at add() and at reads, at once', async () => {
     const redis = await ownRedis();
     const store = new RedisStore({ url: redis.url }, { prefix: uniquePrefix('down'), logger: silentLogger });
     await store.connect();
@@ -63,6 +63,9 @@ describe('chaos: Redis down at boot', () => {
       const startedAt = Date.now();
       await expect(queue.add('work', {})).rejects.toBeInstanceOf(RedisUnavailableError);
       expect(Date.now() - startedAt).toBeLessThan(1000);
+      // Reads that are plain commands, not scripts, fail the same typed way.
+      await expect(queue.getJob('any')).rejects.toBeInstanceOf(RedisUnavailableError);
+      await expect(queue.getCounts()).rejects.toBeInstanceOf(RedisUnavailableError);
     } finally {
       await store.disconnect();
       await redis.dispose();
