@@ -12,9 +12,10 @@ async function main(): Promise<void> {
   const app = await createSampleApp({ redisUrl: redis.url, prefix: process.env.SPOOL_PREFIX ?? 'spool-sample' }, { shutdownHooks: false });
   const port = Number(process.env.PORT ?? (await freePort()));
   await app.listen(port, '127.0.0.1');
-  process.stdout.write(`Spool sample on http://127.0.0.1:${port} (Redis ${redis.url}); try:\n`);
-  process.stdout.write(`  curl -s -XPOST localhost:${port}/emails -H 'content-type: application/json' -d '{"to":"ada@example.com","subject":"hi"}'\n`);
-  process.stdout.write(`  curl -s localhost:${port}/jobs/emails/<id>\n`);
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  process.stdout.write(`Spool sample on ${url} (Redis ${redis.url}); try:\n`);
+  process.stdout.write(`  curl -s -XPOST ${url}/emails -H 'content-type: application/json' -d '{"to":"ada@example.com","subject":"hi"}'\n`);
+  process.stdout.write(`  curl -s ${url}/jobs/emails/<id>\n`);
   // SIGINT/SIGTERM: close the app (workers drain within shutdownTimeout), then stop our own Redis.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

@@ -57,7 +57,7 @@ function checkConnection(value: unknown, field: string): void {
       throw new SpoolBootstrapError(`${field}.url`, `must be a redis:// or rediss:// URL, got ${JSON.stringify(value.url)}`);
     }
   }
-  if (hasClient && (!plain(value.client) && typeof value.client !== 'object')) {
+  if (hasClient && (typeof value.client !== 'object' || value.client === null)) {
     throw new SpoolBootstrapError(`${field}.client`, 'must be a node-redis client');
   }
   if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX.test(value.prefix))) {

@@ -11,7 +11,7 @@ import { checkDto } from './dto.js';
 import { SpoolBootstrapError } from './errors.js';
 import { collectHandlers, hasHandlerMetadata, type HandlerEntry, type ProcessorHandlers } from './processor-handlers.js';
 import type { QueueRegistry } from './queue-registry.js';
-import { PROCESSOR_METADATA } from './tokens.js';
+import { DEFAULT_CONNECTION, PROCESSOR_METADATA } from './tokens.js';
 
 type Instance = Record<string, unknown>;
 
@@ -45,7 +45,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
   ) {}
 
   /** The worker of a queue's processor; undefined when the queue has no processor in this app. */
-  get(queue: string, connection = 'default'): Worker | undefined {
+  get(queue: string, connection = DEFAULT_CONNECTION): Worker | undefined {
     return this.workers.get(`${connection}\n${queue}`);
   }
 
@@ -102,7 +102,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     if (!this.registry.has(queue, connection)) {
       const known = this.registry.names(connection);
       throw new SpoolBootstrapError(at, `names queue "${queue}", which is not registered on connection "${connection}"`,
-        `import QueueModule.registerQueue(${connection === 'default' ? `'${queue}'` : `{ name: '${queue}', connection: '${connection}' }`}) in a module (registered: ${known.join(', ') || 'none'})`);
+        `import QueueModule.registerQueue(${connection === DEFAULT_CONNECTION ? `'${queue}'` : `{ name: '${queue}', connection: '${connection}' }`}) in a module (registered: ${known.join(', ') || 'none'})`);
     }
     const key = `${connection}\n${queue}`;
     const other = seen.get(key);

@@ -174,5 +174,26 @@ describe('QueueModule', () => {
       expect(await mainView.getJob(audit.id)).toBeNull();
       expect((await two.audit.getJob(audit.id))?.state).toBe('completed');
     });
+  
+    it('forRootAsync exposes named connections listed in connectionNames', async () => {
+      const prefix = uniquePrefix('two');
+      const app = await nest.app({
+        imports: [
+          QueueModule.forRootAsync({
+            imports: [ConfigModule],
+            inject: [ConfigService],
+            useFactory: (config: ConfigService) => ({ connection: { url: config.get('REDIS_URL'), prefix }, connections: { analytics: { url: second.url, prefix } } }),
+            connectionNames: ['analytics'],
+          }),
+          QueueModule.registerQueue({ name: 'audit', connection: 'analytics' }, 'greetings'),
+        ],
+        providers: [TwoServers, AuditProcessor],
+      });
+      const two = app.get(TwoServers);
+      nest.verifyAfter(two.audit);
+      expect(two.analyticsStore).toBe(app.get(getConnectionToken('analytics')));
+      const audit = await two.audit.add('record', { event: 'logout' });
+      await expect(two.audit.waitFor(audit.id, { timeout: 5000 })).resolves.toBe('recorded logout');
+    });
   });
 });

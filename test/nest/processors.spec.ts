@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { Inject, Injectable, Scope } from '@nestjs/common';
+import { ConsoleLogger, Inject, Injectable, Scope } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import { REQUEST } from '@nestjs/core';
 import {
   OnJob,
@@ -95,6 +96,28 @@ class ManualProcessor {
   }
 }
 
+@Processor('noisy')
+class NoisyProcessor {
+  @OnJob('ping')
+  ping(): string {
+    return 'pong';
+  }
+
+  @OnWorkerEvent('completed')
+  broken(): void {
+    throw new Error('listener bug');
+  }
+}
+
+/** Keeps what Nest's logger was asked to print, with its context. */
+class CapturingLogger extends ConsoleLogger {
+  readonly errors: { message: string; context?: string }[] = [];
+  override log(): void {}
+  override error(message: unknown, ...rest: unknown[]): void {
+    this.errors.push({ message: String(message), context: rest.at(-1) as string | undefined });
+  }
+}
+
 describe('processors', () => {
   const nest = nestHarness();
 
@@ -153,5 +176,23 @@ describe('processors', () => {
     expect((await queue.getJob(job.id))?.state).toBe('waiting');
     await worker!.run();
     await expect(queue.waitFor(job.id, { timeout: 5000 })).resolves.toBe('went');
+  });
+
+  it("reports what it cannot throw through Nest's Logger, context 'Spool'", async () => {
+    const logger = new CapturingLogger();
+    const app = await Test.createTestingModule({ imports: [QueueModule.forRoot(rootOptions()), QueueModule.registerQueue('noisy')], providers: [NoisyProcessor] })
+      .setLogger(logger)
+      .compile();
+    await app.init();
+    try {
+      const queue = app.get<Queue>(getQueueToken('noisy'));
+      const job = await queue.add('ping', {});
+      await expect(queue.waitFor(job.id, { timeout: 5000 })).resolves.toBe('pong');
+      await waitFor(() => logger.errors.length > 0, { message: 'the listener error to be logged' });
+      expect(logger.errors[0]).toEqual({ message: "NoisyProcessor.broken (@OnWorkerEvent('completed')) threw", context: 'Spool' });
+      expect(await queue.verify()).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 });
