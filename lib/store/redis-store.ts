@@ -194,7 +194,7 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
-    return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, ...(fetch.exclude ?? [])]));
+    return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, fetch.hinted ? 1 : 0, ...(fetch.exclude ?? [])]));
   }
 
   async complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome> {
