@@ -110,6 +110,13 @@ local function is_paused(name)
   return pausedName[name]
 end
 
+local function put(fields, field, value, default)
+  if value ~= default then
+    fields[#fields + 1] = field
+    fields[#fields + 1] = value
+  end
+end
+
 -- Pass 2: write the job hashes; index entries are collected and written after.
 local out = {}
 local created = {}    -- ids created by this call (the same id may come twice in one batch)
@@ -135,11 +142,14 @@ for i = 1, n do
     out[#out + 1] = entry
   else
     created[id] = true
-    local fields = {'id', id,
-      'name', job.name, 'data', job.data, 'opts', job.opts,
-      'attempt', 0, 'maxAttempts', job.maxAttempts, 'createdAt', now,
-      'priority', job.priority, 'stalled', 0, 'claims', 0,
-      'deadline', job.deadline, 'rc', job.rc, 'rf', job.rf}
+    -- Fields at their default are not written (attempt, stalled, claims 0; maxAttempts 1;
+    -- priority, deadline 0; rc, rf '-1,-1'): every reader falls back to the default.
+    local fields = {'id', id, 'name', job.name, 'data', job.data, 'opts', job.opts, 'createdAt', now}
+    put(fields, 'maxAttempts', job.maxAttempts, '1')
+    put(fields, 'priority', job.priority, 0)
+    put(fields, 'deadline', job.deadline, '0')
+    put(fields, 'rc', job.rc, '-1,-1')
+    put(fields, 'rf', job.rf, '-1,-1')
     if job.lifo then
       fields[#fields + 1] = 'lifo'
       fields[#fields + 1] = '1'
