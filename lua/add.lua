@@ -71,8 +71,10 @@ for i = 0, n - 1 do
     end
   end
 end
+local anyPaused = false
 if newWaiting > 0 then
-  local limits = redis.call('HMGET', Q.meta, 'mw', 'mwg', 'pw')
+  local limits = redis.call('HMGET', Q.meta, 'mw', 'mwg', 'pw', 'np')
+  anyPaused = (tonumber(limits[4]) or 0) > 0
   local maxWaiting, maxPerGroup = tonumber(limits[1]), tonumber(limits[2])
   if maxWaiting and spool_waiting_count(Q) + (tonumber(limits[3]) or 0) + newWaiting > maxWaiting then
     return {-1, maxWaiting, ''}
@@ -98,7 +100,7 @@ local function next_score(priority, lifo)
   return base + s
 end
 
-local checkPaused = newWaiting > 0 and redis.call('SCARD', Q.pausedNames) > 0
+local checkPaused = anyPaused
 local pausedName = {}
 local function is_paused(name)
   if not checkPaused then

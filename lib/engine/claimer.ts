@@ -69,7 +69,13 @@ export class Claimer {
         (outcome) => {
           this.reserved -= count;
           this.o.onClaimed(outcome.jobs);
-          this.answered(outcome, count);
+          if (hinted && outcome.jobs.length > 0 && outcome.waitMs === 0) {
+            // The budget granted some slots (maybe fewer than free): keep claiming until a claim comes back short.
+            this.idle = false;
+            this.fill();
+          } else {
+            this.answered(outcome, count);
+          }
         },
         (err) => {
           this.reserved -= count;

@@ -29,7 +29,7 @@
 
 -- Per-call state of a claim: cached meta fields and the counters written at the end.
 local function spool_claim_state(Q, m)
-  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7], gw = 0, names = {}, active = {}, ringLen = nil, buffer = nil, at = 1 }
+  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, ringLen = nil, buffer = nil, at = 1 }
 end
 
 -- Writes the per-call counters (see spool_claim_state) back to Redis.
@@ -210,7 +210,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
   if count <= 0 then
     return out, 0
   end
-  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl')
+  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl', 'gw', 'np')
   if m[1] then
     redis.call('SET', Q.idle, '1', 'PX', 3600000)
     return out, 0
@@ -227,8 +227,14 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
     count = allowance
   end
   local C = spool_claim_state(Q, m)
-  spool_groups_reopen(Q, now)
-  local checkPaused = redis.call('SCARD', Q.pausedNames) > 0
+  -- No grouped job waits (meta gw): the ring and the rate-limited groups have nothing to give.
+  local grouped = (tonumber(m[8]) or 0) > 0
+  if grouped then
+    spool_groups_reopen(Q, now)
+  else
+    C.ringLen = 0
+  end
+  local checkPaused = (tonumber(m[9]) or 0) > 0
   local skipped = {}
   local waitMs = 0
   local budget = count + 100
@@ -238,7 +244,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
     if not pick then
       redis.call('SET', Q.idle, '1', 'PX', 3600000)
       -- Groups waiting for their rate window: no add will announce the reopening, so say when it is.
-      local reopenAt = redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES')
+      local reopenAt = grouped and redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES') or {}
       if reopenAt[2] then
         waitMs = math.max(1, tonumber(reopenAt[2]) - now)
       end
