@@ -2,6 +2,8 @@
 export interface Contender {
   readonly name: string;
   open(url: string): Promise<void>;
+  /** Runs one job through add, claim and complete, so no timed row pays for loading scripts. */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
   /** Adds n jobs with add(), `width` calls in flight. */
   addSingle(queue: string, n: number, width: number): Promise<void>;

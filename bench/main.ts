@@ -57,6 +57,9 @@ async function main(): Promise<void> {
   const bull = new BullContender();
   await spool.open(redis.url);
   await bull.open(redis.url);
+  // Scripts loaded once up front (FLUSHALL between rows keeps them): no row pays for NOSCRIPT fallbacks.
+  await spool.warmUp();
+  await bull.warmUp();
   const cpu = cpus();
   console.log(`redis-server on port ${redis.port}; node ${process.version}; ${cpu.length} cores (${cpu[0]?.model ?? '?'}); jobs=${args.jobs} repeat=${args.repeat}`);
 

@@ -14,6 +14,12 @@ export class BullContender implements Contender {
     this.connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
   }
 
+  async warmUp(): Promise<void> {
+    await this.addBulk('warm-up', 2, 2);
+    await this.addSingle('warm-up', 1, 1);
+    await this.process('warm-up', 3, 1);
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();

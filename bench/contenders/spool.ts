@@ -13,6 +13,12 @@ export class SpoolContender implements Contender {
     await this.store.connect();
   }
 
+  async warmUp(): Promise<void> {
+    await this.addBulk('warm-up', 2, 2);
+    await this.addSingle('warm-up', 1, 1);
+    await this.process('warm-up', 3, 1);
+  }
+
   async close(): Promise<void> {
     await this.store?.disconnect();
   }
