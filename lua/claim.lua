@@ -8,7 +8,10 @@
   ARGV[4] worker id (tokens are <worker id>:<claim number>)
   ARGV[5] count
   ARGV[6] lease duration ms
-  ARGV[7..] job names to step over (the worker runs them at their cap)
+  ARGV[7] '1': woken by a sched message, spend the wake-hint budget first and
+          claim only the slots it grants (consume-hint, folded in to save a
+          round trip); '0': claim `count`
+  ARGV[8..] job names to step over (the worker runs them at their cap)
 
   Returns {waitMs, job hashes...}: the claimed jobs (flat field/value lists,
   token and attempt included), and waitMs > 0 when nothing may start before
@@ -19,7 +22,7 @@
 --- @include "includes/claim-batch"
 
 local Q = spool_queue()
-local jobs, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_set(7))
+local jobs, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_set(8), ARGV[7] == '1')
 local reply = {waitMs}
 for i = 1, #jobs do
   reply[#reply + 1] = jobs[i]

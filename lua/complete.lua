@@ -26,7 +26,7 @@
 
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
-local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state')
+local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'group', 'dk', 'pq', 'w', 'rc')
 if fields[1] ~= token then
   if fields[2] == token then
     return {2, fields[4], 0}
@@ -35,14 +35,15 @@ if fields[1] ~= token then
 end
 
 local now = spool_now()
-spool_leave_active(Q, jobKey, id, true)
-redis.call('HSET', jobKey, 'result', ARGV[6])
 local code, state = 1, 'completed'
 if fields[3] then
+  spool_leave_active(Q, jobKey, id, true)
+  redis.call('HSET', jobKey, 'result', ARGV[6])
   code, state = 3, 'cancelled'
   spool_cancelled(Q, jobKey, id, now)
 else
-  spool_finish(Q, jobKey, id, Q.completed, 'completed', now, 'rc')
+  spool_completed(Q, jobKey, id, token, ARGV[6], now,
+    { group = fields[5] or nil, dk = fields[6] or nil, pq = fields[7] or nil, w = fields[8] or nil, rc = fields[9] or nil })
 end
 
 local next, waitMs = spool_claim(Q, tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), now, spool_name_set(10))

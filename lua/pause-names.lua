@@ -17,4 +17,6 @@ local added = 0
 for i = 4, #ARGV do
   added = added + redis.call('SADD', Q.pausedNames, ARGV[i])
 end
+-- meta np mirrors the set's size, so claim and add learn "no paused names" from the meta read they make anyway.
+redis.call('HSET', Q.meta, 'np', redis.call('SCARD', Q.pausedNames))
 return added

@@ -23,8 +23,8 @@ for i = 1, #due do
   local id = due[i]
   local jobKey = Q.jobPrefix .. id
   redis.call('ZREM', Q.delayed, id)
-  local fields = redis.call('HMGET', jobKey, 'priority', 'lifo')
-  if fields[1] then
+  local fields = redis.call('HMGET', jobKey, 'priority', 'lifo', 'name')
+  if fields[3] then
     if spool_place(Q, jobKey, id, spool_wait_score(Q, tonumber(fields[1]), fields[2] == '1')) then
       claimable = claimable + 1
     end

@@ -39,5 +39,12 @@ for i = 5, #ARGV do
   end
   remaining = remaining + redis.call('ZCARD', parked)
 end
+-- meta np mirrors the paused-names set's size (see pause-names).
+local np = redis.call('SCARD', Q.pausedNames)
+if np > 0 then
+  redis.call('HSET', Q.meta, 'np', np)
+else
+  redis.call('HDEL', Q.meta, 'np')
+end
 spool_wake(Q, claimable)
 return remaining

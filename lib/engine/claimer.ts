@@ -62,20 +62,26 @@ export class Claimer {
     return this.o.capacity() - this.reserved;
   }
 
-  /** Claims up to `limit` jobs into free slots. */
-  fill(limit = Infinity): void {
+  /** Claims up to `limit` jobs into free slots; `hinted`: only as many as the wake-hint budget grants. */
+  fill(limit = Infinity, hinted = false): void {
     if (!this.running || this.waitTimer) return;
     const count = Math.min(this.free(), limit, this.o.batch);
     if (count <= 0) return;
     this.reserved += count;
     const claim = this.o.store
-      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, exclude: this.o.exclude() })
+      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, exclude: this.o.exclude(), hinted })
       .then(
         (outcome) => {
           this.reserved -= count;
           this.failures = 0;
           this.o.onClaimed(outcome.jobs);
-          this.answered(outcome, count);
+          if (hinted && outcome.jobs.length > 0 && outcome.waitMs === 0) {
+            // The budget granted some slots (maybe fewer than free): keep claiming until a claim comes back short.
+            this.idle = false;
+            this.fill();
+          } else {
+            this.answered(outcome, count);
+          }
         },
         (err) => {
           this.reserved -= count;
@@ -139,23 +145,18 @@ export class Claimer {
     }
   }
 
-  /** New work was announced: spend wake-hint budget for the free slots, then claim what was granted. */
+  /**
+   * New work was announced: claim for the free slots, spending the wake-hint
+   * budget inside the same call (one round trip from message to job).
+   */
   wake(): void {
     if (!this.running) return;
-    const free = this.free();
-    if (free <= 0) {
+    if (this.free() <= 0) {
       this.pendingWake = true;
       return;
     }
-    this.o.store.notify.consumeWakeHint(this.o.queue, free).then(
-      (granted) => {
-        if (granted > 0) {
-          this.idle = false;
-          this.fill(granted);
-        }
-      },
-      (err) => this.o.report(err, 'reading the wake-hint budget failed'),
-    );
+    this.idle = false;
+    this.fill(Infinity, true);
   }
 
   /** Messages may have been missed (subscription dropped), or a cap was lifted: look for work. */

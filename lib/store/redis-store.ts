@@ -253,27 +253,13 @@ export class RedisStore implements Store, AsyncDisposable {
     for (const job of jobs) {
       const jobKey = k.job(job.id);
       jobKeys.push(jobKey, job.dedup ? k.dedup(job.dedup.key) : jobKey);
-      args.push(
-        job.id,
-        job.name,
-        job.data,
-        job.opts,
-        job.delay,
-        job.priority,
-        job.lifo ? 1 : 0,
-        job.maxAttempts,
-        job.deadline,
-        job.dedup ? job.dedup.ttl : -1,
-        job.removeOnComplete,
-        job.removeOnFail,
-        job.group ?? '',
-      );
+      args.push(job.id, job.name, job.data, job.opts, packAddOptions(job));
     }
     return decodeAdd(await this.run('add', queue, args, undefined, jobKeys));
   }
 
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
-    return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, ...(fetch.exclude ?? [])]));
+    return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, fetch.hinted ? 1 : 0, ...(fetch.exclude ?? [])]));
   }
 
   async complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome> {
@@ -633,6 +619,30 @@ function encodeNode(node: NewFlowNode): Record<string, unknown> {
     pol: parent?.policy ?? '',
     deps: node.children.map(encodeChildRef),
   };
+}
+
+/**
+ * The options of a new job that differ from their defaults, as add.lua reads
+ * them (one JSON argument, '' when all are defaults; values as strings so
+ * Lua's cjson keeps them exact). A plain add thus costs 5 arguments, not 13.
+ */
+export function packAddOptions(job: NewJob): string {
+  const x: Record<string, string> = {};
+  let any = false;
+  const put = (key: string, value: string) => {
+    x[key] = value;
+    any = true;
+  };
+  if (job.delay !== 0) put('d', String(job.delay));
+  if (job.priority !== 0) put('p', String(job.priority));
+  if (job.lifo) put('l', '1');
+  if (job.maxAttempts !== 1) put('a', String(job.maxAttempts));
+  if (job.deadline !== 0) put('dl', String(job.deadline));
+  if (job.dedup) put('t', String(job.dedup.ttl));
+  if (job.removeOnComplete !== '-1,-1') put('rc', job.removeOnComplete);
+  if (job.removeOnFail !== '-1,-1') put('rf', job.removeOnFail);
+  if (job.group !== undefined && job.group !== '') put('g', job.group);
+  return any ? JSON.stringify(x) : '';
 }
 
 function encodeRate(rate: RateLimit): string {

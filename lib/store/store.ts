@@ -172,6 +172,12 @@ export interface Fetch {
   readonly lockMs: number;
   /** Job names not to claim now (the worker runs them at their cap); they keep their places. */
   readonly exclude?: readonly string[];
+  /**
+   * The caller was woken by a new-work announcement: spend the wake-hint
+   * budget for `count` slots first (as NotifyAdapter.consumeWakeHint does)
+   * and claim only the slots it grants, in the same round trip.
+   */
+  readonly hinted?: boolean;
 }
 
 export type CompleteOutcome =

@@ -20,40 +20,48 @@
 --- @include "includes/finish"
 --- @include "includes/limits"
 
--- The next waiting job in turn: {id, score, gid, source zset, group state} or nil.
-local function spool_pop(Q, now)
-  local ringLen = redis.call('LLEN', Q.ring)
-  if ringLen > 0 then
-    local turn = redis.call('HINCRBY', Q.meta, 'rr', 1)
-    if turn % (ringLen + 1) ~= 0 or redis.call('ZCARD', Q.wait) == 0 then
-      local defaultRate = redis.call('HGET', Q.meta, 'grl')
-      for _ = 1, ringLen do
-        local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
-        local gkey = spool_group_key(Q, gid)
-        local g = redis.call('HMGET', gkey, 'paused', 'active', 'cap', 'rl', 'rlw', 'rln')
-        local cap = spool_group_cap(Q, g[3])
-        local active = tonumber(g[2]) or 0
-        local allowance, reopen, fresh = spool_window(g[4] or defaultRate, g[5], g[6], now)
-        if g[1] or (cap > 0 and active >= cap) then
-          redis.call('LREM', Q.ring, -1, gid)
-          redis.call('HDEL', gkey, 'sched')
-        elseif allowance <= 0 then
-          redis.call('LREM', Q.ring, -1, gid)
-          redis.call('ZADD', Q.glimited, reopen, gid)
-        else
-          local gwait = spool_group_wait(Q, gid)
-          local top = redis.call('ZPOPMIN', gwait)
-          if top[1] then
-            redis.call('HINCRBY', Q.meta, 'gw', -1)
-            return { id = top[1], score = top[2], gid = gid, source = gwait, gkey = gkey,
-              cap = cap, active = active, allowance = allowance, reopen = reopen, fresh = fresh,
-              rated = (g[4] or defaultRate) ~= nil }
-          end
-          redis.call('LREM', Q.ring, -1, gid)
-          redis.call('HDEL', gkey, 'sched')
-        end
-      end
+--[[
+  Cost: the queue-wide checks are paid once per call; per claimed job the
+  cost is one HGETALL and one HSET (plus the group's own bookkeeping). Meta
+  counters touched per job (rr, gw, n:<name>) are kept in `C` and written once
+  at the end; active-index entries are added by one ZADD.
+]]
+
+-- Per-call state of a claim: cached meta fields and the counters written at the end.
+local function spool_claim_state(Q, m)
+  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, ringLen = nil, buffer = nil, at = 1 }
+end
+
+-- Writes the per-call counters (see spool_claim_state) back to Redis.
+local function spool_claim_flush(Q, C)
+  if C.rrUsed then
+    redis.call('HSET', Q.meta, 'rr', C.rr)
+  end
+  if C.gw ~= 0 then
+    redis.call('HINCRBY', Q.meta, 'gw', C.gw)
+  end
+  for name, delta in pairs(C.names) do
+    redis.call('HINCRBY', Q.meta, 'n:' .. name, delta)
+  end
+  if #C.active > 0 then
+    redis.call('ZADD', Q.active, unpack(C.active))
+  end
+end
+
+-- The next ungrouped job: popped `want` at a time when no group can interleave.
+local function spool_pop_wait(Q, C, want)
+  local buffered = C.buffer and C.at <= #C.buffer
+  if buffered or (C.ringLen == 0 and want > 1) then
+    if not buffered then
+      C.buffer = redis.call('ZPOPMIN', Q.wait, want)
+      C.at = 1
     end
+    local id, score = C.buffer[C.at], C.buffer[C.at + 1]
+    if not id then
+      return nil
+    end
+    C.at = C.at + 2
+    return { id = id, score = score, source = Q.wait }
   end
   local top = redis.call('ZPOPMIN', Q.wait)
   if top[1] then
@@ -62,8 +70,69 @@ local function spool_pop(Q, now)
   return nil
 end
 
+-- Puts back ungrouped jobs popped ahead but not used (the batch ended early).
+local function spool_unpop(Q, C)
+  if C.buffer and C.at <= #C.buffer then
+    local back = {}
+    for i = C.at, #C.buffer, 2 do
+      back[#back + 1] = C.buffer[i + 1]
+      back[#back + 1] = C.buffer[i]
+    end
+    redis.call('ZADD', Q.wait, unpack(back))
+    C.buffer = nil
+  end
+end
+
+-- Takes a group out of the ring.
+local function spool_ring_remove(Q, C, gid)
+  C.ringLen = C.ringLen - redis.call('LREM', Q.ring, -1, gid)
+end
+
+-- The next waiting job in turn: {id, score, gid, source zset, group state} or nil. `want`: jobs still wanted.
+local function spool_pop(Q, C, now, want)
+  if C.ringLen == nil then
+    C.ringLen = redis.call('LLEN', Q.ring)
+  end
+  if C.ringLen > 0 then
+    C.rr = C.rr + 1
+    C.rrUsed = true
+    if C.rr % (C.ringLen + 1) ~= 0 or redis.call('ZCARD', Q.wait) == 0 then
+      for _ = 1, C.ringLen do
+        local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
+        local gkey = spool_group_key(Q, gid)
+        local g = redis.call('HMGET', gkey, 'paused', 'active', 'cap', 'rl', 'rlw', 'rln')
+        local cap = spool_group_cap(Q, g[3])
+        local active = tonumber(g[2]) or 0
+        local allowance, reopen, fresh = spool_window(g[4] or C.grl, g[5], g[6], now)
+        if g[1] or (cap > 0 and active >= cap) then
+          spool_ring_remove(Q, C, gid)
+          redis.call('HDEL', gkey, 'sched')
+        elseif allowance <= 0 then
+          spool_ring_remove(Q, C, gid)
+          redis.call('ZADD', Q.glimited, reopen, gid)
+        else
+          local gwait = spool_group_wait(Q, gid)
+          local top = redis.call('ZPOPMIN', gwait)
+          if top[1] then
+            C.gw = C.gw - 1
+            return { id = top[1], score = top[2], gid = gid, source = gwait, gkey = gkey,
+              cap = cap, active = active, allowance = allowance, reopen = reopen, fresh = fresh,
+              rated = (g[4] or C.grl) ~= nil }
+          end
+          spool_ring_remove(Q, C, gid)
+          redis.call('HDEL', gkey, 'sched')
+        end
+        if C.ringLen == 0 then
+          break
+        end
+      end
+    end
+  end
+  return spool_pop_wait(Q, C, want)
+end
+
 -- A grouped job was started: count it, and take the group out of the ring if it can take no more.
-local function spool_group_started(Q, pick, now)
+local function spool_group_started(Q, C, pick, now)
   redis.call('HINCRBY', pick.gkey, 'active', 1)
   local left = pick.allowance - 1
   if pick.rated then
@@ -74,21 +143,74 @@ local function spool_group_started(Q, pick, now)
     end
   end
   if left <= 0 then
-    redis.call('LREM', Q.ring, -1, pick.gid)
+    spool_ring_remove(Q, C, pick.gid)
     redis.call('ZADD', Q.glimited, pick.reopen, pick.gid)
   elseif (pick.cap > 0 and pick.active + 1 >= pick.cap) or redis.call('ZCARD', pick.source) == 0 then
-    redis.call('LREM', Q.ring, -1, pick.gid)
+    spool_ring_remove(Q, C, pick.gid)
     redis.call('HDEL', pick.gkey, 'sched')
   end
 end
 
--- Returns the claimed job hashes and, when nothing may start yet, the ms to wait.
-local function spool_claim(Q, count, workerId, lockMs, now, exclude)
+-- A flat HGETALL reply with some fields replaced or appended.
+local function spool_patch_hash(hash, changes)
+  for i = 1, #hash, 2 do
+    local v = changes[hash[i]]
+    if v ~= nil then
+      hash[i + 1] = v
+      changes[hash[i]] = nil
+    end
+  end
+  for k, v in pairs(changes) do
+    hash[#hash + 1] = k
+    hash[#hash + 1] = v
+  end
+  return hash
+end
+
+-- The fields claim reads of a flat HGETALL reply.
+local function spool_claim_fields(hash)
+  local deadline, name, claims, attempt
+  for i = 1, #hash, 2 do
+    local k = hash[i]
+    if k == 'deadline' then
+      deadline = hash[i + 1]
+    elseif k == 'name' then
+      name = hash[i + 1]
+    elseif k == 'claims' then
+      claims = hash[i + 1]
+    elseif k == 'attempt' then
+      attempt = hash[i + 1]
+    end
+  end
+  return deadline, name, tonumber(claims) or 0, tonumber(attempt) or 0
+end
+
+--[[
+  Returns the claimed job hashes and, when nothing may start yet, the ms to wait.
+  `hinted`: the caller was woken by a sched message and first spends the
+  wake-hint budget (see consume-hint): it claims only the slots granted.
+]]
+local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
   local out = {}
+  if hinted then
+    local budget = redis.call('GET', Q.hint)
+    if budget then
+      local n = tonumber(budget) or 0
+      local granted = count
+      if n < count then
+        granted = n > 0 and n or 0
+        redis.call('SET', Q.idle, '1', 'PX', 3600000)
+      end
+      if granted > 0 then
+        redis.call('DECRBY', Q.hint, granted)
+      end
+      count = granted
+    end
+  end
   if count <= 0 then
     return out, 0
   end
-  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu')
+  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl', 'gw', 'np')
   if m[1] then
     redis.call('SET', Q.idle, '1', 'PX', 3600000)
     return out, 0
@@ -104,50 +226,62 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude)
   if count > allowance then
     count = allowance
   end
-  spool_groups_reopen(Q, now)
-  local checkPaused = redis.call('SCARD', Q.pausedNames) > 0
+  local C = spool_claim_state(Q, m)
+  -- No grouped job waits (meta gw): the ring and the rate-limited groups have nothing to give.
+  local grouped = (tonumber(m[8]) or 0) > 0
+  if grouped then
+    spool_groups_reopen(Q, now)
+  else
+    C.ringLen = 0
+  end
+  local checkPaused = (tonumber(m[9]) or 0) > 0
   local skipped = {}
   local waitMs = 0
   local budget = count + 100
   while #out < count and budget > 0 do
     budget = budget - 1
-    local pick = spool_pop(Q, now)
+    local pick = spool_pop(Q, C, now, count - #out)
     if not pick then
       redis.call('SET', Q.idle, '1', 'PX', 3600000)
       -- Groups waiting for their rate window: no add will announce the reopening, so say when it is.
-      local reopen = redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES')
-      if reopen[2] then
-        waitMs = math.max(1, tonumber(reopen[2]) - now)
+      local reopenAt = grouped and redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES') or {}
+      if reopenAt[2] then
+        waitMs = math.max(1, tonumber(reopenAt[2]) - now)
       end
       break
     end
     local id = pick.id
     local jobKey = Q.jobPrefix .. id
-    local f = redis.call('HMGET', jobKey, 'deadline', 'name')
-    if not f[1] then
+    local hash = redis.call('HGETALL', jobKey)
+    local deadline, name, claims, attempt = spool_claim_fields(hash)
+    if not name then
       -- An index entry without its hash: dropped.
-    elseif checkPaused and redis.call('SISMEMBER', Q.pausedNames, f[2]) == 1 then
-      redis.call('ZADD', Q.parkedPrefix .. f[2], pick.score, id)
+    elseif checkPaused and redis.call('SISMEMBER', Q.pausedNames, name) == 1 then
+      redis.call('ZADD', Q.parkedPrefix .. name, pick.score, id)
       redis.call('HINCRBY', Q.meta, 'pw', 1)
-    elseif exclude[f[2]] then
+    elseif exclude[name] then
       skipped[#skipped + 1] = pick
     else
-      redis.call('HINCRBY', Q.meta, 'n:' .. f[2], -1)
-      local deadline = tonumber(f[1])
+      C.names[name] = (C.names[name] or 0) - 1
+      deadline = tonumber(deadline) or 0
       if deadline > 0 and now > deadline then
         spool_dead_letter(Q, jobKey, id, now, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError')
       else
-        local claims = redis.call('HINCRBY', jobKey, 'claims', 1)
-        redis.call('HINCRBY', jobKey, 'attempt', 1)
-        redis.call('HSET', jobKey, 'state', 'active', 'token', workerId .. ':' .. claims, 'startedAt', now)
-        redis.call('ZADD', Q.active, now + lockMs, id)
+        local token = workerId .. ':' .. (claims + 1)
+        redis.call('HSET', jobKey, 'claims', claims + 1, 'attempt', attempt + 1, 'state', 'active', 'token', token, 'startedAt', now)
+        C.active[#C.active + 1] = now + lockMs
+        C.active[#C.active + 1] = id
         if pick.gid then
-          spool_group_started(Q, pick, now)
+          spool_group_started(Q, C, pick, now)
         end
-        out[#out + 1] = redis.call('HGETALL', jobKey)
+        out[#out + 1] = spool_patch_hash(hash, {
+          claims = tostring(claims + 1), attempt = tostring(attempt + 1), state = 'active', token = token, startedAt = tostring(now),
+        })
       end
     end
   end
+  spool_unpop(Q, C)
+  spool_claim_flush(Q, C)
   for i = 1, #skipped do
     local pick = skipped[i]
     redis.call('ZADD', pick.source, pick.score, pick.id)

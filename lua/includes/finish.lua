@@ -60,3 +60,30 @@ local function spool_cancelled(Q, jobKey, id, now)
   redis.call('HDEL', jobKey, 'cancel')
   return spool_finish(Q, jobKey, id, Q.cancelled, 'cancelled', now, 'rf')
 end
+
+--[[
+  Completion by the lease holder, the hot path: the same steps as
+  spool_leave_active + spool_finish, with the fields those read (f: group,
+  dk, pq, w, rc from one HMGET) fetched by the caller and every field write
+  in one HSET.
+]]
+local function spool_completed(Q, jobKey, id, token, result, now, f)
+  redis.call('ZREM', Q.active, id)
+  redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', now)
+  redis.call('HDEL', jobKey, 'token')
+  if spool_group_released(Q, f.group) then
+    spool_wake(Q, 1)
+  end
+  redis.call('ZADD', Q.completed, now, id)
+  if f.dk and redis.call('GET', f.dk) == id then
+    redis.call('DEL', f.dk)
+  end
+  if f.pq then
+    spool_post_parent(Q, jobKey, id, 'completed')
+  end
+  if f.w then
+    redis.call('PUBLISH', string.sub(Q.sched, 1, -6) .. 'done', Q.name .. '\n' .. id .. '\ncompleted')
+  end
+  return spool_retain(Q, Q.completed, jobKey, id, f.rc or '-1,-1', now)
+end
+

@@ -47,24 +47,41 @@ local function spool_group_ready(Q, gid)
 end
 
 -- A job of the group left active: one slot frees up. True when the group rejoined the ring.
+-- (spool_group_ready's checks inline, reusing the fields read here.)
 local function spool_group_released(Q, gid)
   if not gid then
     return false
   end
   local gkey = spool_group_key(Q, gid)
   local active = redis.call('HINCRBY', gkey, 'active', -1)
+  local f = redis.call('HMGET', gkey, 'sched', 'paused', 'cap', 'rl')
+  local waiting
   if active <= 0 then
+    active = 0
     redis.call('HDEL', gkey, 'active')
-    local settings = redis.call('HMGET', gkey, 'cap', 'paused', 'rl', 'sched')
-    if not (settings[1] or settings[2] or settings[3] or settings[4])
-      and redis.call('ZCARD', spool_group_wait(Q, gid)) == 0 then
-      -- Nothing waits, nothing runs, nothing is configured: forget the group.
-      redis.call('SREM', Q.groups, gid)
-      redis.call('DEL', gkey)
-      return false
+    if not (f[1] or f[2] or f[3] or f[4]) then
+      waiting = redis.call('ZCARD', spool_group_wait(Q, gid))
+      if waiting == 0 then
+        -- Nothing waits, nothing runs, nothing is configured: forget the group.
+        redis.call('SREM', Q.groups, gid)
+        redis.call('DEL', gkey)
+        return false
+      end
     end
   end
-  return spool_group_ready(Q, gid)
+  if f[1] or f[2] then
+    return false
+  end
+  local cap = spool_group_cap(Q, f[3])
+  if cap > 0 and active >= cap then
+    return false
+  end
+  if (waiting or redis.call('ZCARD', spool_group_wait(Q, gid))) == 0 then
+    return false
+  end
+  redis.call('RPUSH', Q.ring, gid)
+  redis.call('HSET', gkey, 'sched', '1')
+  return true
 end
 
 -- Groups whose rate window reopened go back to the ring.

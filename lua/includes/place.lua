@@ -16,6 +16,7 @@
   ahead of the FIFO ones of their priority, newest first.
 ]]
 local function spool_wait_score(Q, priority, lifo)
+  priority = priority or 0
   local seq = redis.call('HINCRBY', Q.meta, 'seq', 1) % 4294967296
   local base = priority * 8589934592 + 4294967296
   if lifo then

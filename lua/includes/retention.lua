@@ -16,6 +16,10 @@ end
 
 -- Returns true when the finished job itself was removed.
 local function spool_retain(Q, indexKey, jobKey, id, spec, now)
+  if spec == '-1,-1' then
+    -- Keep everything (the default): nothing to trim, the job stays.
+    return false
+  end
   local comma = string.find(spec, ',', 1, true)
   local count = tonumber(string.sub(spec, 1, comma - 1))
   local age = tonumber(string.sub(spec, comma + 1))

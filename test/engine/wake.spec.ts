@@ -2,12 +2,20 @@ import { Queue, RedisStore, Worker, type ClaimOutcome, type Fetch } from '../../
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** A real store that counts its claim calls. */
+/**
+ * A real store that counts its claim calls. A woken worker's first claim
+ * spends the wake-hint budget inside the script (fetch.hinted); one refused
+ * by the budget takes no job and did no claiming, so `claims` counts the
+ * calls that got past the budget and `hinted` every woken call.
+ */
 class CountingStore extends RedisStore {
   claims = 0;
-  override claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
-    this.claims += 1;
-    return super.claim(queue, fetch);
+  hinted = 0;
+  override async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
+    if (fetch.hinted) this.hinted += 1;
+    const outcome = await super.claim(queue, fetch);
+    if (!fetch.hinted || outcome.jobs.length > 0) this.claims += 1;
+    return outcome;
   }
 }
 
@@ -37,10 +45,15 @@ describe('wake-ups', () => {
     await Promise.all(workers.map((w) => w.run()));
     await waitFor(() => store.claims === 10, { message: 'each worker to look once at start' });
     store.claims = 0;
+    store.hinted = 0;
     await queue.addBulk([{ name: 'a', data: 1 }, { name: 'b', data: 2 }, { name: 'c', data: 3 }]);
     await waitFor(async () => (await queue.getCounts()).completed === 3, { message: '3 jobs done' });
     expect(store.claims).toBeGreaterThanOrEqual(1);
     expect(store.claims).toBeLessThanOrEqual(4);
+    // One round trip per woken worker at most: no worker claims again after the budget refused it.
+    expect(store.hinted).toBeLessThanOrEqual(10);
+    // The 3 slots the add granted were spent by those claims, not ignored.
+    expect(Number((await store.command('test').sendCommand(['GET', store.keysOf('herd').hint])) ?? 0)).toBe(0);
     expect(await queue.verify()).toEqual([]);
   });
 

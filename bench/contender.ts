@@ -1,0 +1,31 @@
+/** One queue library under test. Every operation works on a fresh, empty queue named by the caller. */
+export interface Contender {
+  readonly name: string;
+  open(url: string): Promise<void>;
+  /** Runs one job through add, claim and complete, so no timed row pays for loading scripts. */
+  warmUp(): Promise<void>;
+  close(): Promise<void>;
+  /** Adds n jobs with add(), `width` calls in flight. */
+  addSingle(queue: string, n: number, width: number): Promise<void>;
+  /** Adds n jobs with addBulk(), `perCall` per call, one call at a time. */
+  addBulk(queue: string, n: number, perCall: number): Promise<void>;
+  /** Pre-fills a queue (untimed); with `groups`, job i belongs to group i % groups (Spool only). */
+  fill(queue: string, n: number, groups?: number): Promise<void>;
+  /** Starts a worker on a filled queue and resolves once n no-op jobs completed. */
+  process(queue: string, n: number, concurrency: number): Promise<ProcessResult>;
+  /** Add-to-start latency of `samples` jobs added one at a time to an idle worker, ms. */
+  latency(queue: string, samples: number): Promise<number[]>;
+}
+
+export interface ProcessResult {
+  /** From the worker's start to the last completion, ms. */
+  readonly ms: number;
+  /** Per group (job data `g`), when its last job completed, ms after start. */
+  readonly groupDone: ReadonlyMap<number, number>;
+}
+
+/** The payload every bench job carries: its index and group. */
+export interface BenchData {
+  readonly i: number;
+  readonly g: number;
+}

@@ -1,0 +1,89 @@
+import { performance } from 'node:perf_hooks';
+import { Queue, RedisStore, Worker, type JobOptions } from '../../lib/index.js';
+import type { BenchData, Contender, ProcessResult } from '../contender.js';
+import { inFlight, sleep } from '../measure.js';
+
+/** Spool through its public engine API, one store (command + subscriber connection) for the whole run. */
+export class SpoolContender implements Contender {
+  readonly name = 'Spool';
+  private store: RedisStore | undefined;
+
+  async open(url: string): Promise<void> {
+    this.store = new RedisStore({ url }, { prefix: 'bench' });
+    await this.store.connect();
+  }
+
+  async warmUp(): Promise<void> {
+    await this.addBulk('warm-up', 2, 2);
+    await this.addSingle('warm-up', 1, 1);
+    await this.process('warm-up', 3, 1);
+  }
+
+  async close(): Promise<void> {
+    await this.store?.disconnect();
+  }
+
+  private queue(name: string): Queue<BenchData> {
+    return new Queue<BenchData>(name, { store: this.store! });
+  }
+
+  async addSingle(name: string, n: number, width: number): Promise<void> {
+    const queue = this.queue(name);
+    await inFlight(n, width, (i) => queue.add('noop', { i, g: 0 }));
+  }
+
+  async addBulk(name: string, n: number, perCall: number): Promise<void> {
+    const queue = this.queue(name);
+    for (let from = 0; from < n; from += perCall) {
+      const batch = Array.from({ length: Math.min(perCall, n - from) }, (_, k) => ({ name: 'noop', data: { i: from + k, g: 0 } }));
+      await queue.addBulk(batch);
+    }
+  }
+
+  async fill(name: string, n: number, groups = 0): Promise<void> {
+    const queue = this.queue(name);
+    for (let from = 0; from < n; from += 1000) {
+      const batch = Array.from({ length: Math.min(1000, n - from) }, (_, k) => {
+        const i = from + k;
+        const opts: JobOptions | undefined = groups > 0 ? { group: { id: `t${i % groups}` } } : undefined;
+        return { name: 'noop', data: { i, g: groups > 0 ? i % groups : 0 }, opts };
+      });
+      await queue.addBulk(batch);
+    }
+  }
+
+  async process(name: string, n: number, concurrency: number): Promise<ProcessResult> {
+    const groupDone = new Map<number, number>();
+    let done = 0;
+    let finished!: () => void;
+    const all = new Promise<void>((resolve) => (finished = resolve));
+    const start = performance.now();
+    const worker = new Worker<BenchData>(name, async () => undefined, { store: this.store!, concurrency });
+    worker.on('completed', (job) => {
+      groupDone.set(job.data.g, performance.now() - start);
+      if (++done === n) finished();
+    });
+    await all;
+    const ms = performance.now() - start;
+    await worker.close();
+    return { ms, groupDone };
+  }
+
+  async latency(name: string, samples: number): Promise<number[]> {
+    const queue = this.queue(name);
+    const started = new Map<number, number>();
+    const worker = new Worker<BenchData>(name, async (job) => void started.set(job.data.i, performance.now()), { store: this.store!, concurrency: 1 });
+    await worker.run();
+    const out: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const completed = new Promise<void>((resolve) => worker.once('completed', () => resolve()));
+      const t0 = performance.now();
+      await queue.add('noop', { i, g: 0 });
+      await completed;
+      out.push(started.get(i)! - t0);
+      await sleep(5); // let the worker go idle again
+    }
+    await worker.close();
+    return out.sort((a, b) => a - b);
+  }
+}

@@ -1,0 +1,67 @@
+import { performance } from 'node:perf_hooks';
+import { createClient } from 'redis';
+
+/** Admin connection of the bench: wipes the server between rows and reads its command counters. */
+export class RedisProbe {
+  private readonly client;
+
+  constructor(url: string) {
+    this.client = createClient({ url });
+  }
+
+  async open(): Promise<void> {
+    await this.client.connect();
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  async reset(): Promise<void> {
+    await this.client.sendCommand(['FLUSHALL']);
+    await this.client.sendCommand(['CONFIG', 'RESETSTAT']);
+  }
+
+  /**
+   * Commands Redis executed since the last reset, those run inside scripts
+   * included (commandstats counts them). The probe's own INFO and CONFIG calls
+   * are left out.
+   */
+  async commands(): Promise<number> {
+    const info = String(await this.client.sendCommand(['INFO', 'commandstats']));
+    let total = 0;
+    for (const line of info.split('\n')) {
+      const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+      if (match && match[1] !== 'info' && !match[1]!.startsWith('config')) total += Number(match[2]);
+    }
+    return total;
+  }
+
+  /** Commands Redis executed while `run` ran. */
+  async count<T>(run: () => Promise<T>): Promise<{ value: T; commands: number }> {
+    await this.client.sendCommand(['CONFIG', 'RESETSTAT']);
+    const value = await run();
+    return { value, commands: await this.commands() };
+  }
+}
+
+export function elapsed(start: number): number {
+  return performance.now() - start;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const at = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[at]!;
+}
+
+/** Runs `task(i)` for i < n with at most `inFlight` running at once. */
+export async function inFlight(n: number, width: number, task: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < n) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, n) }, lane));
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
