@@ -171,6 +171,8 @@ export class RedisStore implements Store, AsyncDisposable {
     }
     try {
       await checkServer(client, this.logger, { requireNoEviction: this.requireNoEviction });
+      // Not fatal: a store connects under OOM too (SCRIPT LOAD may be refused), and calls fall back to EVAL.
+      await this.runner.preload(client).catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
     } catch (err) {
       if (this.ownsClient) {
         client.off('error', onError);

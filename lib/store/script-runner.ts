@@ -36,6 +36,15 @@ export class ScriptRunner {
     this.transientRetryMs = options.transientRetryMs ?? 10_000;
   }
 
+  /**
+   * Caches every script on the server (SCRIPT LOAD, pipelined), so a burst
+   * of first calls does not each fall back to sending its whole source with
+   * EVAL. Best effort: a script the server lost is still reloaded on NOSCRIPT.
+   */
+  async preload(client: RedisClientLike): Promise<void> {
+    await Promise.all([...this.scripts.values()].map((script) => client.sendCommand(['SCRIPT', 'LOAD', script.source])));
+  }
+
   async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<RawReply> {
     const script = this.scripts.get(name)!;
     const tail = [String(keys.length), ...keys, ...args.map(String)];

@@ -96,6 +96,8 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
       await waitFor(async () => (await s.queue.getJob('claimed-blind'))?.state === 'completed', { timeout: 15_000, interval: 50, message: 'job completed' });
       expect(runs.get('claimed-blind')).toBe(1);
       expect((await s.queue.getJob('claimed-blind'))!.stalled).toBe(1);
+      // The event follows the acknowledged write, which the test may see first.
+      await waitFor(() => completions.length > 0, { timeout: 5000, message: 'the completed event' });
       expect(completions).toEqual(['claimed-blind']);
       expect(await s.end()).toEqual([]);
     });

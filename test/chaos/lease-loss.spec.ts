@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { waitFor } from '../helpers/wait-for.js';
 import { ownRedis } from './support/own-redis.js';
 import { scenario, type Scenario } from './support/scenario.js';
@@ -25,11 +28,15 @@ describe('chaos: a worker blocked beyond its lease', () => {
 
   async function blockedThenTakenOver(duringBlock: () => Promise<void> = async () => undefined) {
     const first = await s.worker();
-    await s.queue.add('work', { mode: 'block', ms: 3000 }, { jobId: 'hung' });
+    // The first holder stays blocked until the job was taken over and finished
+    // (a file the test writes), however long a loaded machine needs for that.
+    const unblock = join(mkdtempSync(join(tmpdir(), 'spool-block-')), 'go');
+    await s.queue.add('work', { mode: 'block', ms: 60_000, untilFile: unblock }, { jobId: 'hung' });
     await waitFor(() => first.has('started', 'hung'), { timeout: 10_000, message: 'first worker started the job' });
     await duringBlock();
     const second = await s.worker();
-    await waitFor(async () => (await s.queue.getJob('hung'))?.state === 'completed', { timeout: 15_000, interval: 50, message: 'job completed by the second worker' });
+    await waitFor(async () => (await s.queue.getJob('hung'))?.state === 'completed', { timeout: 30_000, interval: 50, message: 'job completed by the second worker' });
+    writeFileSync(unblock, '');
     await waitFor(() => first.has('late', 'hung'), { timeout: 10_000, message: 'first worker woke up' });
     return { first, second };
   }

@@ -6,7 +6,7 @@
 // `behave` below); job names other than "work" have no handler.
 // IPC to the parent: ready, started, completed, failed, error, late, and
 // { type: 'closed' } after { type: 'close' }.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { NoHandlerError, RedisStore, Worker } from '../../../dist/index.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
@@ -27,9 +27,16 @@ const logger = {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function blockEventLoop(ms) {
+/** Blocks the event loop for `ms`, or until the file `untilFile` exists (at most `ms`). */
+function blockEventLoop(ms, untilFile) {
   const until = Date.now() + ms;
-  while (Date.now() < until);
+  let checked = 0;
+  while (Date.now() < until) {
+    if (untilFile && Date.now() - checked >= 50) {
+      if (existsSync(untilFile)) return;
+      checked = Date.now();
+    }
+  }
 }
 
 /** What the handler does, by job.data.mode. */
@@ -49,9 +56,9 @@ async function behave(job) {
     case 'block': {
       // Only the first delivery hangs; the worker that takes the job over finishes it.
       if (job.stalled > 0) return { pid: process.pid };
-      blockEventLoop(data.ms);
+      blockEventLoop(data.ms, data.untilFile);
       // Give the ownership-lost message and the lease renewal a moment to be heard.
-      const deadline = Date.now() + (data.listenMs ?? 2000);
+      const deadline = Date.now() + (data.listenMs ?? 5000);
       while (!job.signal.aborted && Date.now() < deadline) await sleep(20);
       send({ type: 'late', id: job.id, aborted: job.signal.aborted, reason: job.signal.reason?.name ?? null, message: job.signal.reason?.message ?? null });
       if (job.signal.aborted) throw job.signal.reason;
