@@ -188,6 +188,11 @@ export class Queue<Data = unknown, Result = unknown> {
     return waitUntilFinished<Result>(this.store, this.name, id, options);
   }
 
+  /** Whether this queue reads and writes through `store` (a FlowProducer accepts only queues of its own store). */
+  usesStore(store: Store): boolean {
+    return this.store === store;
+  }
+
   getCounts(): Promise<JobCounts> {
     return this.store.getCounts(this.name);
   }
