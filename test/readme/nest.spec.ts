@@ -32,7 +32,7 @@ class SendEmailDto {
 
 @Processor('emails', { concurrency: 10, shutdownTimeout: 10_000 })
 export class EmailProcessor {
-  constructor(private readonly mailer: Mailer) {}            // constructor injection as usual
+  constructor(private readonly mailer: Mailer) {}            // your own @Injectable() service, injected as usual
 
   @OnJob('send', { dto: SendEmailDto })                       // payload turned into the DTO and validated first
   send(job: ActiveJob, email: SendEmailDto) {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Queue, RedisStore, UnknownOptionError, Worker, type Store } from '../../lib/index.js';
+import { InvalidArgumentError, Queue, RedisStore, UnknownOptionError, Worker, type Store } from '../../lib/index.js';
 import { redisUrl } from '../helpers/store.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -44,5 +44,16 @@ describe('README option tables', () => {
     const known = knownKeys(build);
     expect(known.length).toBeGreaterThan(0);
     expect([...tableOptions(marker)].sort()).toEqual([...known].sort());
+  });
+
+  it('throws the documented error for a bad argument, before anything is written', async () => {
+    const add = new Queue('q', { store }).add('x', {}, { delay: -5 });
+    await expect(add).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(add).rejects.toThrow('opts.delay is -5: it must be >= 0 ms');
+    expect(README).toContain('`opts.delay is -5: it must be\n>= 0 ms`');
+    expect(() => new Worker('q', async () => undefined, { store, concurency: 2 } as object as { store: Store })).toThrow(
+      'Worker options.concurency is not an option: did you mean "concurrency"?',
+    );
+    expect(README).toContain('`Worker options.concurency is not an option: did you mean\n"concurrency"?`');
   });
 });

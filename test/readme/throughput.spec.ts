@@ -19,7 +19,7 @@ describe('README throughput example', () => {
       return { status, headers: new Headers(status === 429 ? { 'retry-after': '1' } : {}) };
     };
 
-    const queue = new Queue('api-calls', { store });
+    const queue = new Queue('api-calls', { store }); // store: connected as in the engine example
     await queue.configure({
       rateLimit: { max: 100, duration: 1000 }, // whole queue: at most 100 starts per second
       groupConcurrency: 2,                      // each group (tenant): at most 2 running at once
