@@ -20,7 +20,8 @@ export class InvalidArgumentError extends SpoolError {
 
 /** An option that does not exist (usually a typo). */
 export class UnknownOptionError extends InvalidArgumentError {
-  constructor(field: string, known: readonly string[]) {
+  /** The valid keys of the object the unknown one was found in. */
+  constructor(field: string, readonly known: readonly string[]) {
     const guess = closest(field.split('.').pop() ?? field, known);
     super(field, 'is not an option', guess ? `did you mean "${guess}"?` : `known options: ${known.join(', ')}`);
   }

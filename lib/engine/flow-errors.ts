@@ -21,7 +21,11 @@ export class DuplicateJobIdError extends InvalidArgumentError {
 /** A flow node names a queue the FlowProducer was not given. Nothing was written. */
 export class UnknownQueueError extends InvalidArgumentError {
   constructor(field: string, readonly queue: string, known: readonly string[]) {
-    super(field, `names queue "${queue}", which this FlowProducer does not know`, `known queues: ${known.join(', ')}`);
+    super(
+      field,
+      `names queue "${queue}", which this FlowProducer does not know`,
+      `register it (FlowProducer options.queues or registerQueue(); in Nest, QueueModule.registerQueue() on the same connection); known queues: ${known.join(', ') || 'none'}`,
+    );
   }
 }
 

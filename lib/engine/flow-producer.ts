@@ -12,7 +12,8 @@ export interface FlowProducerOptions {
   /**
    * The queues flows may use: each node is checked with its queue's
    * defaultJobOptions, validator and payload limit, and a node naming any
-   * other queue is refused (UnknownQueueError). Omitted: any queue, plain defaults.
+   * other queue is refused (UnknownQueueError). More can be added later with
+   * registerQueue(). Omitted: any queue, plain defaults for those not registered.
    */
   readonly queues?: readonly Queue[];
 }
@@ -47,7 +48,10 @@ interface Prepared {
  */
 export class FlowProducer {
   private readonly store: Store;
+  /** Queues given in options.queues or registerQueue(): their defaults and validators apply. */
   private readonly queues = new Map<string, Queue>();
+  /** Plain queues an unrestricted producer made for names nobody registered; a registered queue takes over the name. */
+  private readonly implicit = new Map<string, Queue>();
   private readonly restricted: boolean;
   private closed = false;
 
@@ -59,11 +63,34 @@ export class FlowProducer {
     this.restricted = options.queues !== undefined;
     if (options.queues !== undefined) {
       if (!Array.isArray(options.queues)) throw new InvalidArgumentError('FlowProducer options.queues', 'must be an array of Queue');
-      options.queues.forEach((q, i) => {
-        if (!(q instanceof Queue)) throw new InvalidArgumentError(`FlowProducer options.queues[${i}]`, `must be a Queue, got ${describe(q)}`);
-        this.queues.set(q.name, q);
-      });
+      options.queues.forEach((q, i) => this.register(q, `FlowProducer options.queues[${i}]`));
     }
+  }
+
+  /**
+   * Makes a queue known after construction, e.g. one a module registers
+   * later: nodes of that queue get its defaultJobOptions, validator and
+   * payload limit, and a producer built with `queues` accepts nodes naming it.
+   * The queue must use this producer's store. Registering the same Queue
+   * again changes nothing; another Queue of a registered name is refused.
+   */
+  registerQueue(queue: Queue): this {
+    this.register(queue, 'FlowProducer.registerQueue() queue');
+    return this;
+  }
+
+  private register(queue: Queue, field: string): void {
+    if (!(queue instanceof Queue)) throw new InvalidArgumentError(field, `must be a Queue, got ${describe(queue)}`);
+    if (!queue.usesStore(this.store)) {
+      throw new InvalidArgumentError(field, `("${queue.name}") uses another store than this FlowProducer`, 'create the queue and the producer with the same store');
+    }
+    const known = this.queues.get(queue.name);
+    if (known === queue) return;
+    if (known) {
+      throw new InvalidArgumentError(field, `is a second Queue named "${queue.name}"`, 'register each queue name once, with the Queue instance your producers use');
+    }
+    this.queues.set(queue.name, queue);
+    this.implicit.delete(queue.name);
   }
 
   /** Adds one tree. Resolves with every job's snapshot, shaped like the tree. */
@@ -128,11 +155,13 @@ export class FlowProducer {
   }
 
   private queueFor(name: string, field: string): Queue {
-    let queue = this.queues.get(name);
+    const registered = this.queues.get(name);
+    if (registered) return registered;
+    if (this.restricted) throw new UnknownQueueError(field, name, [...this.queues.keys()]);
+    let queue = this.implicit.get(name);
     if (!queue) {
-      if (this.restricted) throw new UnknownQueueError(field, name, [...this.queues.keys()]);
       queue = new Queue(name, { store: this.store });
-      this.queues.set(name, queue);
+      this.implicit.set(name, queue);
     }
     return queue;
   }

@@ -7,6 +7,7 @@ import { encodeJson } from './json.js';
 import {
   assertKnownKeys,
   assertPlainObject,
+  describe,
   normalizeJobOptions,
   storedOptions,
   type JobOptions,
@@ -188,6 +189,11 @@ export class Queue<Data = unknown, Result = unknown> {
     return waitUntilFinished<Result>(this.store, this.name, id, options);
   }
 
+  /** Whether this queue reads and writes through `store` (a FlowProducer accepts only queues of its own store). */
+  usesStore(store: Store): boolean {
+    return this.store === store;
+  }
+
   getCounts(): Promise<JobCounts> {
     return this.store.getCounts(this.name);
   }
@@ -271,7 +277,7 @@ export class Queue<Data = unknown, Result = unknown> {
   async prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
     assertPlainObject(job, at ? at.slice(0, -1) : 'job');
     if (typeof job.name !== 'string' || job.name.length === 0 || job.name.length > 256) {
-      throw new InvalidArgumentError(`${at}name`, 'must be a job name of 1 to 256 characters');
+      throw new InvalidArgumentError(`${at}name`, `must be a job name of 1 to 256 characters, got ${describe(job.name)}`);
     }
     const opts = normalizeJobOptions(job.opts, this.defaults, `${at}opts`);
     if (this.validate) await this.validate(job.name, job.data);

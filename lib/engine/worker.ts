@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { OwnershipMessage, SchedMessage, Unsubscribe } from '../notify/notify-adapter.js';
 import type { ExtendOutcome, JobRecord, Lease, ReapOutcome } from '../store/store.js';
 import { Claimer } from './claimer.js';
-import { CorruptJobError, JobCancelledError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
+import { CorruptJobError, InvalidArgumentError, JobCancelledError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
 import type { ActiveJob, LeaseWriter } from './job.js';
@@ -17,6 +17,7 @@ import { Promoter } from './promoter.js';
 import { Reaper } from './reaper.js';
 import { toError } from './to-error.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
+import { describe } from './options.js';
 
 /** Runs one job; what it returns is stored as the job's result (JSON). */
 export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
@@ -59,7 +60,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   constructor(queueName: string, private readonly handler: Handler<Data, Result>, options: WorkerOptions) {
     super();
     this.queueName = validateQueueName(queueName, 'Worker queue name');
-    if (typeof handler !== 'function') throw new TypeError('Worker handler must be a function (job) => result');
+    if (typeof handler !== 'function') throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, got ${describe(handler)}`);
     this.o = resolveWorkerOptions(options);
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;

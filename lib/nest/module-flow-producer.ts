@@ -6,27 +6,21 @@ import type { SpoolConnections } from './connections.js';
 /**
  * The FlowProducer of registerFlowProducer(): it knows every queue the app
  * registered on its connection, so flow nodes get those queues' defaults and
- * DTO validation, and a node naming another queue is refused. Built on first
- * use, when every module has registered its queues.
+ * DTO validation, and a node naming another queue is refused. Modules
+ * register their queues after this provider may have been built (and lazy
+ * modules long after), so each add() first registers the ones it has not seen.
  */
 export class ModuleFlowProducer extends FlowProducer {
-  private inner: FlowProducer | undefined;
-
   constructor(
-    private readonly connections: SpoolConnections,
+    connections: SpoolConnections,
     private readonly registry: QueueRegistry,
     private readonly connection: string,
   ) {
-    super({ store: connections.get(connection) });
+    super({ store: connections.get(connection), queues: [] });
   }
 
   override add(flow: FlowJob): Promise<JobNode> {
-    this.inner ??= new FlowProducer({ store: this.connections.get(this.connection), queues: this.registry.queues(this.connection) });
-    return this.inner.add(flow);
-  }
-
-  override async close(): Promise<void> {
-    await super.close();
-    await this.inner?.close();
+    for (const queue of this.registry.queues(this.connection)) this.registerQueue(queue);
+    return super.add(flow);
   }
 }

@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from '../engine/errors.js';
+import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
 import { randomBytes } from 'node:crypto';
 import { stderrLogger, type SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
@@ -82,6 +84,18 @@ export interface ConnectOptions {
 }
 
 const PREFIX_PATTERN = /^[^{}\s]{1,64}$/;
+const STORE_OPTIONS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs'];
+
+/** Typos and wrong shapes fail at construction, like Queue and Worker options, naming the field. */
+function checkStoreArguments(connection: unknown, options: unknown): void {
+  assertPlainObject(connection, 'RedisStore connection');
+  const url = 'url' in connection ? connection.url : undefined;
+  if (!('client' in connection) && typeof url !== 'string') {
+    throw new InvalidArgumentError('RedisStore connection', 'needs a url or a client', "pass { url: 'redis://host:6379' } or { client } (a node-redis client)");
+  }
+  assertPlainObject(options, 'RedisStore options');
+  assertKnownKeys(options, STORE_OPTIONS, 'RedisStore options');
+}
 
 /**
  * Jobs in Redis 7+: every transition is one script of lua/, keys are
@@ -109,9 +123,10 @@ export class RedisStore implements Store, AsyncDisposable {
   private readonly requireNoEviction: boolean;
 
   constructor(private readonly connection: RedisConnection, options: RedisStoreOptions = {}) {
+    checkStoreArguments(connection, options);
     const prefix = options.prefix ?? 'spool';
     if (!PREFIX_PATTERN.test(prefix)) {
-      throw new TypeError(`RedisStore options.prefix "${prefix}" is invalid: use 1-64 characters without braces or spaces`);
+      throw new InvalidArgumentError('RedisStore options.prefix', `"${prefix}" is invalid`, 'use 1-64 characters without braces or spaces');
     }
     this.prefix = prefix;
     this.logger = options.logger ?? stderrLogger;

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
+import { LazyModuleLoader } from '@nestjs/core';
 import { IsInt, Min } from 'class-validator';
 import {
   FlowProducer,
@@ -108,5 +109,23 @@ describe('flows in Nest', () => {
       const c = await queue.getCounts();
       expect(c.waiting + c['waiting-children'] + c.delayed + c.active + c.completed + c.failed).toBe(0);
     }
+  });
+
+  it('knows a queue a lazy module registers after the producer was first used', async () => {
+    const app = await nest.app({ imports: [QueueModule.forRoot(rootOptions()), OrdersModule], providers: [OrderProcessor, WarehouseProcessor] });
+    const flows = app.get(Orders).flows;
+    const late = { name: 'x', queueName: 'orders', children: [{ name: 'y', queueName: 'late', data: { n: 1 } }] };
+    await expect(flows.add(late)).rejects.toBeInstanceOf(UnknownQueueError);
+
+    @Module({ imports: [QueueModule.registerQueue({ name: 'late', defaultJobOptions: { attempts: 2 } })] })
+    class LateModule {}
+    const lazy = await app.get(LazyModuleLoader).load(() => LateModule);
+    const lateQueue = lazy.get<Queue>(getQueueToken('late'), { strict: false });
+    const orders = app.get<Queue>(getQueueToken('orders'), { strict: false });
+    nest.verifyAfter(orders, lateQueue);
+
+    const tree = await flows.add(late);
+    expect(tree.children[0]!.job.opts.attempts).toBe(2);
+    expect((await lateQueue.getJob(tree.children[0]!.job.id))?.state).toBe('waiting');
   });
 });
