@@ -51,11 +51,24 @@ export class QueueFullError extends SpoolError {
  * the whole queue starts nothing new until then.
  */
 export class RateLimitedError extends SpoolError {
-  constructor(readonly retryAfter: number, message = `rate limited downstream; retrying after ${retryAfter} ms`) {
-    super(message);
-    if (!Number.isFinite(retryAfter) || retryAfter < 0) {
-      throw new InvalidArgumentError('RateLimitedError retryAfter', `must be a number of ms >= 0, got ${retryAfter}`);
+  /** How long the queue waits, in ms. */
+  readonly retryAfter: number;
+
+  /**
+   * `retryAfter`: ms to wait, or the Date to wait until (an HTTP Retry-After
+   * date: `new Date(header)`); a date already past means no wait.
+   */
+  constructor(retryAfter: number | Date, message?: string) {
+    const ms = retryAfter instanceof Date ? Math.max(0, retryAfter.getTime() - Date.now()) : retryAfter;
+    super(message ?? `rate limited downstream; retrying after ${ms} ms`);
+    if (!Number.isFinite(ms) || ms < 0) {
+      throw new InvalidArgumentError(
+        'RateLimitedError retryAfter',
+        `must be a number of ms >= 0 or a valid Date, got ${retryAfter instanceof Date ? 'an invalid Date' : String(retryAfter)}`,
+        'parse the Retry-After header as seconds (Number(h) * 1000) or as a date (new Date(h))',
+      );
     }
+    this.retryAfter = ms;
   }
 }
 

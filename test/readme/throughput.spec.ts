@@ -35,7 +35,10 @@ describe('README throughput example', () => {
       const res = await fetch(`https://api.example.com/sync/${job.data.account}`);
       // Downstream says "slow down": the job waits without spending an attempt,
       // and the whole queue starts nothing for that long.
-      if (res.status === 429) throw new RateLimitedError(Number(res.headers.get('retry-after') ?? 1) * 1000);
+      if (res.status === 429) {
+        const after = res.headers.get('retry-after') ?? '1'; // seconds, or an HTTP date
+        throw new RateLimitedError(/^\d+$/.test(after) ? Number(after) * 1000 : new Date(after));
+      }
     }, { store, concurrency: 50 });
     try {
 

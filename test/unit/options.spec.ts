@@ -95,3 +95,16 @@ describe('normalizeJobOptions', () => {
     expect(normalizeJobOptions({ dedup: { key: 'order-1', ttl: 1000 } }, undefined).dedup).toEqual({ key: 'order-1', ttl: 1000 });
   });
 });
+
+describe('RateLimitedError', () => {
+  it('takes ms or a Date to wait until, and names the field and the fix for anything else', async () => {
+    const { RateLimitedError, InvalidArgumentError } = await import('../../lib/index.js');
+    expect(new RateLimitedError(1500).retryAfter).toBe(1500);
+    const inTwoSeconds = new RateLimitedError(new Date(Date.now() + 2000)).retryAfter;
+    expect(inTwoSeconds).toBeGreaterThan(1000);
+    expect(inTwoSeconds).toBeLessThanOrEqual(2000);
+    expect(new RateLimitedError(new Date(Date.now() - 5000)).retryAfter).toBe(0);
+    expect(() => new RateLimitedError(new Date('not a date'))).toThrow(InvalidArgumentError);
+    expect(() => new RateLimitedError(Number.NaN)).toThrow(/RateLimitedError retryAfter must be .*Retry-After/);
+  });
+});
