@@ -22,9 +22,7 @@
 --- @include "includes/claim-batch"
 
 local Q = spool_queue()
-local jobs, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_set(8), ARGV[7] == '1')
-local reply = {waitMs}
-for i = 1, #jobs do
-  reply[#reply + 1] = jobs[i]
-end
+local reply = {0}
+local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_set(8), ARGV[7] == '1', reply)
+reply[1] = waitMs
 return reply

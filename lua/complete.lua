@@ -42,13 +42,10 @@ if fields[3] then
   code, state = 3, 'cancelled'
   spool_cancelled(Q, jobKey, id, now)
 else
-  spool_completed(Q, jobKey, id, token, ARGV[6], now,
-    { group = fields[5] or nil, dk = fields[6] or nil, pq = fields[7] or nil, w = fields[8] or nil, rc = fields[9] or nil })
+  spool_completed(Q, jobKey, id, token, ARGV[6], now, fields[5], fields[6], fields[7], fields[8], fields[9])
 end
 
-local next, waitMs = spool_claim(Q, tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), now, spool_name_set(10))
-local reply = {code, state, waitMs}
-for i = 1, #next do
-  reply[#reply + 1] = next[i]
-end
+local reply = {code, state, 0}
+local _, waitMs = spool_claim(Q, tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), now, spool_name_set(10), false, reply)
+reply[3] = waitMs
 return reply

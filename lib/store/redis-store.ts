@@ -260,7 +260,7 @@ export class RedisStore implements Store, AsyncDisposable {
     const descriptor = SCRIPTS[name];
     const keys = fixedKeys(descriptor, this.keysOf(queue), jobId);
     const argv = descriptor.queue ? [this.channels.sched, this.channels.owls, queue, ...args] : args;
-    return this.runner.run(name, extraKeys.length ? [...keys, ...extraKeys] : keys, argv);
+    return this.runner.run(name, keys, argv, extraKeys);
   }
 
   async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {

@@ -45,20 +45,27 @@ export class ScriptRunner {
     await Promise.all([...this.scripts.values()].map((script) => client.sendCommand(['SCRIPT', 'LOAD', script.source])));
   }
 
-  async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<RawReply> {
+  /** `extraKeys` follow `keys` (the per-job keys of add, extend, ...). */
+  async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[], extraKeys: readonly string[] = []): Promise<RawReply> {
     const script = this.scripts.get(name)!;
-    const tail = [String(keys.length), ...keys, ...args.map(String)];
+    // One array for the whole command: this runs once per job, so no intermediate copies.
+    const command: string[] = ['EVALSHA', script.sha, String(keys.length + extraKeys.length)];
+    for (const key of keys) command.push(key);
+    for (const key of extraKeys) command.push(key);
+    for (const arg of args) command.push(typeof arg === 'string' ? arg : String(arg));
     const giveUpAt = Date.now() + this.transientRetryMs;
     let useEval = false;
     for (let attempt = 0; ; attempt++) {
       const client = this.client();
       try {
-        return (await client.sendCommand(useEval ? ['EVAL', script.source, ...tail] : ['EVALSHA', script.sha, ...tail])) as RawReply;
+        return (await client.sendCommand(command)) as RawReply;
       } catch (err) {
         if (!(err instanceof ErrorReply)) throw new RedisUnavailableError(`script ${name}`, err);
         const message = err.message;
         if (!useEval && message.startsWith('NOSCRIPT')) {
           useEval = true;
+          command[0] = 'EVAL';
+          command[1] = script.source;
           continue;
         }
         if (TRANSIENT.test(message) && Date.now() < giveUpAt) {

@@ -48,7 +48,7 @@ local function spool_claim_flush(Q, C)
   end
 end
 
--- The next ungrouped job: popped `want` at a time when no group can interleave.
+-- The next ungrouped job (id, score): popped `want` at a time when no group can interleave.
 local function spool_pop_wait(Q, C, want)
   local buffered = C.buffer and C.at <= #C.buffer
   if buffered or (C.ringLen == 0 and want > 1) then
@@ -61,13 +61,10 @@ local function spool_pop_wait(Q, C, want)
       return nil
     end
     C.at = C.at + 2
-    return { id = id, score = score, source = Q.wait }
+    return id, score
   end
   local top = redis.call('ZPOPMIN', Q.wait)
-  if top[1] then
-    return { id = top[1], score = top[2], source = Q.wait }
-  end
-  return nil
+  return top[1], top[2]
 end
 
 -- Puts back ungrouped jobs popped ahead but not used (the batch ended early).
@@ -88,7 +85,11 @@ local function spool_ring_remove(Q, C, gid)
   C.ringLen = C.ringLen - redis.call('LREM', Q.ring, -1, gid)
 end
 
--- The next waiting job in turn: {id, score, gid, source zset, group state} or nil. `want`: jobs still wanted.
+--[[
+  The next waiting job in turn: id, score and, for a grouped job, a table
+  with its group's state (gid, source zset, ...); nil when none is left.
+  `want`: jobs still wanted. Ungrouped jobs come from Q.wait.
+]]
 local function spool_pop(Q, C, now, want)
   if C.ringLen == nil then
     C.ringLen = redis.call('LLEN', Q.ring)
@@ -115,7 +116,7 @@ local function spool_pop(Q, C, now, want)
           local top = redis.call('ZPOPMIN', gwait)
           if top[1] then
             C.gw = C.gw - 1
-            return { id = top[1], score = top[2], gid = gid, source = gwait, gkey = gkey,
+            return top[1], top[2], { gid = gid, source = gwait, gkey = gkey,
               cap = cap, active = active, allowance = allowance, reopen = reopen, fresh = fresh,
               rated = (g[4] or C.grl) ~= nil }
           end
@@ -151,47 +152,55 @@ local function spool_group_started(Q, C, pick, now)
   end
 end
 
--- A flat HGETALL reply with some fields replaced or appended.
-local function spool_patch_hash(hash, changes)
-  for i = 1, #hash, 2 do
-    local v = changes[hash[i]]
-    if v ~= nil then
-      hash[i + 1] = v
-      changes[hash[i]] = nil
-    end
-  end
-  for k, v in pairs(changes) do
-    hash[#hash + 1] = k
-    hash[#hash + 1] = v
-  end
-  return hash
-end
-
--- The fields claim reads of a flat HGETALL reply.
+--[[
+  The fields claim reads of a flat HGETALL reply, and where the fields it
+  rewrites sit (nil when absent), so the reply is patched in place without
+  a second scan or a table of changes.
+]]
 local function spool_claim_fields(hash)
   local deadline, name, claims, attempt
+  local iClaims, iAttempt, iState, iToken, iStarted
   for i = 1, #hash, 2 do
     local k = hash[i]
-    if k == 'deadline' then
-      deadline = hash[i + 1]
-    elseif k == 'name' then
+    if k == 'name' then
       name = hash[i + 1]
+    elseif k == 'state' then
+      iState = i + 1
     elseif k == 'claims' then
-      claims = hash[i + 1]
+      claims, iClaims = hash[i + 1], i + 1
     elseif k == 'attempt' then
-      attempt = hash[i + 1]
+      attempt, iAttempt = hash[i + 1], i + 1
+    elseif k == 'deadline' then
+      deadline = hash[i + 1]
+    elseif k == 'token' then
+      iToken = i + 1
+    elseif k == 'startedAt' then
+      iStarted = i + 1
     end
   end
-  return deadline, name, tonumber(claims) or 0, tonumber(attempt) or 0
+  return deadline, name, tonumber(claims) or 0, tonumber(attempt) or 0, iClaims, iAttempt, iState, iToken, iStarted
+end
+
+-- Sets hash[i] when the field was there (i), else appends field and value.
+local function spool_patch_at(hash, i, field, value)
+  if i then
+    hash[i] = value
+  else
+    hash[#hash + 1] = field
+    hash[#hash + 1] = value
+  end
 end
 
 --[[
   Returns the claimed job hashes and, when nothing may start yet, the ms to wait.
+  The hashes are appended to `out` when given (the caller's reply, with its
+  own entries first), else to a new table.
   `hinted`: the caller was woken by a sched message and first spends the
   wake-hint budget (see consume-hint): it claims only the slots granted.
 ]]
-local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
-  local out = {}
+local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted, out)
+  out = out or {}
+  local base = #out
   if hinted then
     local budget = redis.call('GET', Q.hint)
     if budget then
@@ -235,13 +244,13 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
     C.ringLen = 0
   end
   local checkPaused = (tonumber(m[9]) or 0) > 0
-  local skipped = {}
+  local skipped = nil -- {id, score, group pick} triples stepped over (exclude)
   local waitMs = 0
   local budget = count + 100
-  while #out < count and budget > 0 do
+  while #out - base < count and budget > 0 do
     budget = budget - 1
-    local pick = spool_pop(Q, C, now, count - #out)
-    if not pick then
+    local id, score, pick = spool_pop(Q, C, now, count - (#out - base))
+    if not id then
       redis.call('SET', Q.idle, '1', 'PX', 3600000)
       -- Groups waiting for their rate window: no add will announce the reopening, so say when it is.
       local reopenAt = grouped and redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES') or {}
@@ -250,17 +259,19 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
       end
       break
     end
-    local id = pick.id
     local jobKey = Q.jobPrefix .. id
     local hash = redis.call('HGETALL', jobKey)
-    local deadline, name, claims, attempt = spool_claim_fields(hash)
+    local deadline, name, claims, attempt, iClaims, iAttempt, iState, iToken, iStarted = spool_claim_fields(hash)
     if not name then
       -- An index entry without its hash: dropped.
     elseif checkPaused and redis.call('SISMEMBER', Q.pausedNames, name) == 1 then
-      redis.call('ZADD', Q.parkedPrefix .. name, pick.score, id)
+      redis.call('ZADD', Q.parkedPrefix .. name, score, id)
       redis.call('HINCRBY', Q.meta, 'pw', 1)
-    elseif exclude[name] then
-      skipped[#skipped + 1] = pick
+    elseif exclude and exclude[name] then
+      skipped = skipped or {}
+      skipped[#skipped + 1] = id
+      skipped[#skipped + 1] = score
+      skipped[#skipped + 1] = pick or false
     else
       C.names[name] = (C.names[name] or 0) - 1
       deadline = tonumber(deadline) or 0
@@ -271,37 +282,44 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted)
         redis.call('HSET', jobKey, 'claims', claims + 1, 'attempt', attempt + 1, 'state', 'active', 'token', token, 'startedAt', now)
         C.active[#C.active + 1] = now + lockMs
         C.active[#C.active + 1] = id
-        if pick.gid then
+        if pick then
           spool_group_started(Q, C, pick, now)
         end
-        out[#out + 1] = spool_patch_hash(hash, {
-          claims = tostring(claims + 1), attempt = tostring(attempt + 1), state = 'active', token = token, startedAt = tostring(now),
-        })
+        spool_patch_at(hash, iClaims, 'claims', tostring(claims + 1))
+        spool_patch_at(hash, iAttempt, 'attempt', tostring(attempt + 1))
+        spool_patch_at(hash, iState, 'state', 'active')
+        spool_patch_at(hash, iToken, 'token', token)
+        spool_patch_at(hash, iStarted, 'startedAt', tostring(now))
+        out[#out + 1] = hash
       end
     end
   end
   spool_unpop(Q, C)
   spool_claim_flush(Q, C)
-  for i = 1, #skipped do
-    local pick = skipped[i]
-    redis.call('ZADD', pick.source, pick.score, pick.id)
-    if pick.gid then
+  for i = 1, skipped and #skipped or 0, 3 do
+    local pick = skipped[i + 2]
+    redis.call('ZADD', pick and pick.source or Q.wait, skipped[i + 1], skipped[i])
+    if pick then
       redis.call('HINCRBY', Q.meta, 'gw', 1)
       spool_group_ready(Q, pick.gid)
     end
   end
-  if m[2] and #out > 0 then
+  local claimed = #out - base
+  if m[2] and claimed > 0 then
     if fresh then
-      redis.call('HSET', Q.meta, 'rlw', now, 'rln', #out)
+      redis.call('HSET', Q.meta, 'rlw', now, 'rln', claimed)
     else
-      redis.call('HINCRBY', Q.meta, 'rln', #out)
+      redis.call('HINCRBY', Q.meta, 'rln', claimed)
     end
   end
   return out, waitMs
 end
 
--- ARGV[from..] as a set of excluded job names.
+-- ARGV[from..] as a set of excluded job names (nil when none).
 local function spool_name_set(from)
+  if from > #ARGV then
+    return nil
+  end
   local set = {}
   for i = from, #ARGV do
     set[ARGV[i]] = true

@@ -63,27 +63,27 @@ end
 
 --[[
   Completion by the lease holder, the hot path: the same steps as
-  spool_leave_active + spool_finish, with the fields those read (f: group,
-  dk, pq, w, rc from one HMGET) fetched by the caller and every field write
-  in one HSET.
+  spool_leave_active + spool_finish, with the fields those read (group, dk,
+  pq, w, rc from one HMGET; false when absent) fetched by the caller and
+  every field write in one HSET.
 ]]
-local function spool_completed(Q, jobKey, id, token, result, now, f)
+local function spool_completed(Q, jobKey, id, token, result, now, group, dk, pq, w, rc)
   redis.call('ZREM', Q.active, id)
   redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', now)
   redis.call('HDEL', jobKey, 'token')
-  if spool_group_released(Q, f.group) then
+  if group and spool_group_released(Q, group) then
     spool_wake(Q, 1)
   end
   redis.call('ZADD', Q.completed, now, id)
-  if f.dk and redis.call('GET', f.dk) == id then
-    redis.call('DEL', f.dk)
+  if dk and redis.call('GET', dk) == id then
+    redis.call('DEL', dk)
   end
-  if f.pq then
+  if pq then
     spool_post_parent(Q, jobKey, id, 'completed')
   end
-  if f.w then
+  if w then
     redis.call('PUBLISH', string.sub(Q.sched, 1, -6) .. 'done', Q.name .. '\n' .. id .. '\ncompleted')
   end
-  return spool_retain(Q, Q.completed, jobKey, id, f.rc or '-1,-1', now)
+  return spool_retain(Q, Q.completed, jobKey, id, rc or '-1,-1', now)
 end
 
