@@ -645,10 +645,10 @@ function encodeNode(node: NewFlowNode): Record<string, unknown> {
  */
 export function packAddOptions(job: NewJob): string {
   const x: Record<string, string> = {};
-  let any = false;
+  let differs = false;
   const put = (key: string, value: string) => {
     x[key] = value;
-    any = true;
+    differs = true;
   };
   if (job.delay !== 0) put('d', String(job.delay));
   if (job.priority !== 0) put('p', String(job.priority));
@@ -659,7 +659,7 @@ export function packAddOptions(job: NewJob): string {
   if (job.removeOnComplete !== '-1,-1') put('rc', job.removeOnComplete);
   if (job.removeOnFail !== '-1,-1') put('rf', job.removeOnFail);
   if (job.group !== undefined && job.group !== '') put('g', job.group);
-  return any ? JSON.stringify(x) : '';
+  return differs ? JSON.stringify(x) : '';
 }
 
 function encodeRate(rate: RateLimit): string {
