@@ -16,6 +16,7 @@ import { persist } from './persist.js';
 import { Promoter } from './promoter.js';
 import { Reaper } from './reaper.js';
 import { toError } from './to-error.js';
+import { TurnPacer } from './turn-pacer.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
 
@@ -46,6 +47,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly leaseKeeper: LeaseKeeper;
   private readonly reaper: Reaper;
   private readonly promoter: Promoter;
+  /** Handlers start one per event-loop turn (see TurnPacer for why). */
+  private readonly pacer = new TurnPacer();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -217,10 +220,12 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       held.abort(error);
       void this.finish(held, { ok: false, error });
     });
-    void this.execute(held);
+    this.pacer.run(() => void this.execute(held));
   }
 
   private async execute(held: HeldJob<Data, Result>): Promise<void> {
+    // Handed back (shutdown) or timed out while waiting for its turn: never run it.
+    if (held.finishing) return;
     let outcome: Outcome<Result>;
     try {
       outcome = { ok: true, value: await this.handler(held.job) };
