@@ -2,7 +2,11 @@
 export interface Contender {
   readonly name: string;
   open(url: string): Promise<void>;
-  /** Runs one job through add, claim and complete, so no timed row pays for loading scripts. */
+  /**
+   * Runs WARM_UP_JOBS jobs through bulk add, single add, claim and complete
+   * before any timed row: scripts are loaded and the JIT has compiled both
+   * libraries' hot paths, so the first timed repeat is not the slowest.
+   */
   warmUp(): Promise<void>;
   close(): Promise<void>;
   /** Adds n jobs with add(), `width` calls in flight. */

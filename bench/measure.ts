@@ -64,4 +64,7 @@ export async function inFlight(n: number, width: number, task: (i: number) => Pr
   await Promise.all(Array.from({ length: Math.min(width, n) }, lane));
 }
 
+/** Jobs each contender runs through every path before the timed rows (see Contender.warmUp). */
+export const WARM_UP_JOBS = 3000;
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { BenchData, Contender, ProcessResult } from '../contender.js';
-import { inFlight, sleep } from '../measure.js';
+import { inFlight, sleep, WARM_UP_JOBS } from '../measure.js';
 
 /** BullMQ (OSS) with its defaults, on ioredis connections it creates itself. */
 export class BullContender implements Contender {
@@ -15,9 +15,9 @@ export class BullContender implements Contender {
   }
 
   async warmUp(): Promise<void> {
-    await this.addBulk('warm-up', 2, 2);
-    await this.addSingle('warm-up', 1, 1);
-    await this.process('warm-up', 3, 1);
+    await this.addBulk('warm-up', WARM_UP_JOBS, 1000);
+    await this.addSingle('warm-up', WARM_UP_JOBS, 100);
+    await this.process('warm-up', 2 * WARM_UP_JOBS, 10);
   }
 
   async close(): Promise<void> {

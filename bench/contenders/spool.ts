@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, RedisStore, Worker, type JobOptions } from '../../lib/index.js';
 import type { BenchData, Contender, ProcessResult } from '../contender.js';
-import { inFlight, sleep } from '../measure.js';
+import { inFlight, sleep, WARM_UP_JOBS } from '../measure.js';
 
 /** Spool through its public engine API, one store (command + subscriber connection) for the whole run. */
 export class SpoolContender implements Contender {
@@ -14,9 +14,9 @@ export class SpoolContender implements Contender {
   }
 
   async warmUp(): Promise<void> {
-    await this.addBulk('warm-up', 2, 2);
-    await this.addSingle('warm-up', 1, 1);
-    await this.process('warm-up', 3, 1);
+    await this.addBulk('warm-up', WARM_UP_JOBS, 1000);
+    await this.addSingle('warm-up', WARM_UP_JOBS, 100);
+    await this.process('warm-up', 2 * WARM_UP_JOBS, 10);
   }
 
   async close(): Promise<void> {
