@@ -11,7 +11,8 @@
   ARGV[7] '1': woken by a sched message, spend the wake-hint budget first and
           claim only the slots it grants (consume-hint, folded in to save a
           round trip); '0': claim `count`
-  ARGV[8..] job names to step over (the worker runs them at their cap)
+  ARGV[8..] name, room pairs: take at most `room` jobs of that name (0: step
+            over them; the worker runs that name at its cap)
 
   Returns {waitMs, job hashes...}: the claimed jobs (flat field/value lists,
   token and attempt included), and waitMs > 0 when nothing may start before
@@ -23,6 +24,6 @@
 
 local Q = spool_queue()
 local reply = {0}
-local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_set(8), ARGV[7] == '1', reply)
+local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_room(8), ARGV[7] == '1', reply)
 reply[1] = waitMs
 return reply

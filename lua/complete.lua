@@ -12,7 +12,7 @@
   ARGV[7] fetch: how many next jobs to claim (0 = none)
   ARGV[8] worker id
   ARGV[9] lease duration ms
-  ARGV[10..] job names the next claim steps over
+  ARGV[10..] name, room pairs for the next claim (see claim)
 
   Returns {code, state, waitMs, next job hashes...}:
     1 completed   3 cancelled (a cancel request won; the result is kept)
@@ -46,6 +46,6 @@ else
 end
 
 local reply = {code, state, 0}
-local _, waitMs = spool_claim(Q, tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), now, spool_name_set(10), false, reply)
+local _, waitMs = spool_claim(Q, tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), now, spool_name_room(10), false, reply)
 reply[3] = waitMs
 return reply

@@ -8,8 +8,8 @@ export interface ClaimerOptions {
   readonly batch: number;
   /** Slots not taken by held jobs. */
   readonly capacity: () => number;
-  /** Job names to step over right now. */
-  readonly exclude: () => string[];
+  /** Capped job names and how many more of each a claim may take (see NameCaps). */
+  readonly nameRoom: () => [name: string, room: number][];
   readonly onClaimed: (records: JobRecord[]) => void;
   /** A claim found the queue empty. */
   readonly onEmpty: () => void;
@@ -69,7 +69,7 @@ export class Claimer {
     if (count <= 0) return;
     this.reserved += count;
     const claim = this.o.store
-      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, exclude: this.o.exclude(), hinted })
+      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), hinted })
       .then(
         (outcome) => {
           this.reserved -= count;

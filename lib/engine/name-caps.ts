@@ -1,34 +1,61 @@
 /**
- * Per-name concurrency inside one worker (nameConcurrency): counts running
- * jobs of each capped name and says which names the next claim steps over.
+ * Per-name concurrency inside one worker (nameConcurrency). Counts, per
+ * capped name, the jobs running and the jobs held (running, or parked
+ * waiting for a run to end), and tells each claim how many more jobs of
+ * each capped name it may take, so a batch claim does not take ten jobs of
+ * a name capped at two and sit on eight leases other workers could use.
+ * Two claims in flight at once may still together take more than the room:
+ * those extra jobs wait parked until a run of their name ends.
  */
 export class NameCaps {
   private readonly running = new Map<string, number>();
+  private readonly held = new Map<string, number>();
 
   constructor(private readonly caps: ReadonlyMap<string, number>) {}
 
-  /** Names at their cap right now. */
-  excluded(): string[] {
-    const names: string[] = [];
-    for (const name of this.caps.keys()) if (this.atCap(name)) names.push(name);
-    return names;
+  /**
+   * Each capped name with how many more of its jobs a claim may take now
+   * (0: none). `leaving`: the name of a job whose completion carries this
+   * claim; its slot counts as free.
+   */
+  room(leaving?: string): [name: string, room: number][] {
+    const out: [string, number][] = [];
+    for (const [name, cap] of this.caps) {
+      const held = (this.held.get(name) ?? 0) - (name === leaving ? 1 : 0);
+      out.push([name, Math.max(0, cap - held)]);
+    }
+    return out;
   }
 
+  /** No more runs of this name may start now: a claimed job of it waits parked. */
   atCap(name: string): boolean {
     const cap = this.caps.get(name);
     return cap !== undefined && (this.running.get(name) ?? 0) >= cap;
   }
 
+  /** The worker took a job of this name (it runs now or waits parked). */
+  taken(name: string): void {
+    bump(this.caps, this.held, name, 1);
+  }
+
+  /** The worker let go of a job of this name (finished, handed back or lost). */
+  dropped(name: string): void {
+    bump(this.caps, this.held, name, -1);
+  }
+
   started(name: string): void {
-    if (this.caps.has(name)) this.running.set(name, (this.running.get(name) ?? 0) + 1);
+    bump(this.caps, this.running, name, 1);
   }
 
   /** A run ended; true when the name was at its cap until now (claims may take it again). */
   ended(name: string): boolean {
-    const count = this.running.get(name);
-    if (count === undefined) return false;
+    if (!this.running.has(name)) return false;
     const wasAtCap = this.atCap(name);
-    this.running.set(name, count - 1);
+    bump(this.caps, this.running, name, -1);
     return wasAtCap;
   }
+}
+
+function bump(caps: ReadonlyMap<string, number>, counts: Map<string, number>, name: string, by: number): void {
+  if (caps.has(name)) counts.set(name, (counts.get(name) ?? 0) + by);
 }

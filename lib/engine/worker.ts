@@ -76,7 +76,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
       capacity: () => this.o.concurrency - this.held.size,
-      exclude: () => this.caps.excluded(),
+      nameRoom: () => this.caps.room(),
       onClaimed: (records) => records.forEach((r) => this.take(r)),
       onEmpty: () => this.checkDrained(),
       report: (err, context) => this.report(err, context),
@@ -196,6 +196,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private take(record: JobRecord): void {
     const held = new HeldJob<Data, Result>(this.queueName, record, (lease) => this.writer(lease), this.o.store);
     this.held.set(record.id, held);
+    this.caps.taken(held.job.name);
     this.busySinceDrained = true;
     if (this.state !== 'running') void this.handBack(held);
     else if (this.caps.atCap(held.job.name)) this.parked.push(held);
@@ -261,7 +262,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const { job, lease } = held;
     this.endRun(held);
     // Complete and claim this slot's next job in one call, unless the queue looked empty.
-    const fetch = { count: this.state === 'running' && !this.claimer.idle ? 1 : 0, workerId: this.id, lockMs: this.o.lockDuration, exclude: this.caps.excluded() };
+    const fetch = { count: this.state === 'running' && !this.claimer.idle ? 1 : 0, workerId: this.id, lockMs: this.o.lockDuration, nameRoom: this.caps.room(job.name) };
     const reply = await this.persist(() => this.o.store.complete(this.queueName, lease, result, fetch));
     this.release(held, false);
     if (reply.status === 'completed' || (reply.status === 'already' && reply.state === 'completed')) {
@@ -349,7 +350,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     this.endRun(held);
     const parkedAt = this.parked.indexOf(held);
     if (parkedAt >= 0) this.parked.splice(parkedAt, 1);
-    if (this.held.get(held.job.id) === held) this.held.delete(held.job.id);
+    if (this.held.get(held.job.id) === held) {
+      this.held.delete(held.job.id);
+      this.caps.dropped(held.job.name);
+    }
     if (refill) this.slotFreed();
   }
 

@@ -276,11 +276,11 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
-    return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, fetch.hinted ? 1 : 0, ...(fetch.exclude ?? [])]));
+    return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, fetch.hinted ? 1 : 0, ...roomArgs(fetch)]));
   }
 
   async complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome> {
-    const args = [lease.id, lease.token, result, fetch.count, fetch.workerId, fetch.lockMs, ...(fetch.exclude ?? [])];
+    const args = [lease.id, lease.token, result, fetch.count, fetch.workerId, fetch.lockMs, ...roomArgs(fetch)];
     return decodeComplete(await this.run('complete', queue, args, lease.id));
   }
 
@@ -643,6 +643,13 @@ function encodeNode(node: NewFlowNode): Record<string, unknown> {
  * them (one JSON argument, '' when all are defaults; values as strings so
  * Lua's cjson keeps them exact). A plain add thus costs 5 arguments, not 13.
  */
+/** Fetch.nameRoom as the name, room argument pairs claim-batch.lua reads. */
+function roomArgs(fetch: Fetch): (string | number)[] {
+  const args: (string | number)[] = [];
+  for (const [name, room] of fetch.nameRoom ?? []) args.push(name, room);
+  return args;
+}
+
 export function packAddOptions(job: NewJob): string {
   const x: Record<string, string> = {};
   let differs = false;

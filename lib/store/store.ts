@@ -170,8 +170,11 @@ export interface Fetch {
   readonly count: number;
   readonly workerId: string;
   readonly lockMs: number;
-  /** Job names not to claim now (the worker runs them at their cap); they keep their places. */
-  readonly exclude?: readonly string[];
+  /**
+   * Job names the worker caps (nameConcurrency), each with how many more of
+   * its jobs this claim may take (0: none now). Jobs stepped over keep their places.
+   */
+  readonly nameRoom?: readonly (readonly [name: string, room: number])[];
   /**
    * The caller was woken by a new-work announcement: spend the wake-hint
    * budget for `count` slots first (as NotifyAdapter.consumeWakeHint does)

@@ -10,8 +10,11 @@
     gives nothing, and says how long to wait (waitMs);
   - a job whose deadline passed while it waited is dead-lettered (reason deadline);
   - a job whose name was paused after it was placed is parked now;
-  - jobs whose name is in `exclude` (the worker runs them at their cap) are
-    stepped over and put back at their places afterwards;
+  - `room` limits job names the worker caps (nameConcurrency): at most
+    room[name] jobs of that name are taken; the rest, and every job of a
+    name with room 0, are stepped over and put back at their places
+    afterwards, so a batch claim never takes more of a capped name than
+    the worker can start;
   - an index entry whose hash is gone is dropped;
   - finding fewer jobs than asked sets the idle marker, so the next add
     publishes a wake-up (see wake).
@@ -198,7 +201,7 @@ end
   `hinted`: the caller was woken by a sched message and first spends the
   wake-hint budget (see consume-hint): it claims only the slots granted.
 ]]
-local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted, out)
+local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   out = out or {}
   local base = #out
   if hinted then
@@ -244,7 +247,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted, out
     C.ringLen = 0
   end
   local checkPaused = (tonumber(m[9]) or 0) > 0
-  local skipped = nil -- {id, score, group pick} triples stepped over (exclude)
+  local skipped = nil -- {id, score, group pick} triples stepped over (no room for their name)
   local waitMs = 0
   local budget = count + 100
   while #out - base < count and budget > 0 do
@@ -267,7 +270,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted, out
     elseif checkPaused and redis.call('SISMEMBER', Q.pausedNames, name) == 1 then
       redis.call('ZADD', Q.parkedPrefix .. name, score, id)
       redis.call('HINCRBY', Q.meta, 'pw', 1)
-    elseif exclude and exclude[name] then
+    elseif room and room[name] == 0 then
       skipped = skipped or {}
       skipped[#skipped + 1] = id
       skipped[#skipped + 1] = score
@@ -278,6 +281,9 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted, out
       if deadline > 0 and now > deadline then
         spool_dead_letter(Q, jobKey, id, now, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError')
       else
+        if room and room[name] then
+          room[name] = room[name] - 1
+        end
         local token = workerId .. ':' .. (claims + 1)
         redis.call('HSET', jobKey, 'claims', claims + 1, 'attempt', attempt + 1, 'state', 'active', 'token', token, 'startedAt', now)
         C.active[#C.active + 1] = now + lockMs
@@ -305,6 +311,11 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted, out
     end
   end
   local claimed = #out - base
+  if hinted and skipped and claimed < count then
+    -- Slots granted for jobs this worker may not take (no room for their name):
+    -- give them back, so another idle worker woken by the same message can.
+    redis.call('INCRBY', Q.hint, math.min(count - claimed, #skipped / 3))
+  end
   if m[2] and claimed > 0 then
     if fresh then
       redis.call('HSET', Q.meta, 'rlw', now, 'rln', claimed)
@@ -315,14 +326,14 @@ local function spool_claim(Q, count, workerId, lockMs, now, exclude, hinted, out
   return out, waitMs
 end
 
--- ARGV[from..] as a set of excluded job names (nil when none).
-local function spool_name_set(from)
+-- ARGV[from..] as name, room pairs: name -> how many jobs of it a claim may take (nil when none).
+local function spool_name_room(from)
   if from > #ARGV then
     return nil
   end
-  local set = {}
-  for i = from, #ARGV do
-    set[ARGV[i]] = true
+  local room = {}
+  for i = from, #ARGV - 1, 2 do
+    room[ARGV[i]] = tonumber(ARGV[i + 1])
   end
-  return set
+  return room
 end
