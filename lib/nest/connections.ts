@@ -24,7 +24,12 @@ export class SpoolConnections implements OnApplicationShutdown {
     const stores = new Map<string, RedisStore>();
     try {
       for (const [name, c] of entries) {
-        const store = new RedisStore(c.client ? { client: c.client } : { url: c.url! }, { prefix: c.prefix, logger });
+        const store = new RedisStore(c.client ? { client: c.client } : { url: c.url! }, {
+          prefix: c.prefix,
+          logger,
+          requireNoEviction: c.requireNoEviction,
+          transientRetryMs: c.transientRetryMs,
+        });
         stores.set(name, store);
         await store.connect();
       }

@@ -10,6 +10,10 @@ export interface SpoolConnectionOptions {
   readonly client?: RedisClientLike;
   /** Key prefix (hash tag part). Default 'spool'. */
   readonly prefix?: string;
+  /** Refuse to start (UnsupportedServerError) when the server's maxmemory-policy is not noeviction, instead of warning. Default false. */
+  readonly requireNoEviction?: boolean;
+  /** How long scripts refused with LOADING / BUSY / TRYAGAIN / MASTERDOWN are retried before failing, in ms. Default 10,000. */
+  readonly transientRetryMs?: number;
 }
 
 /** Worker options a processor (or the module, as defaults) may set: everything but the store and the logger. */
@@ -27,7 +31,7 @@ export interface QueueModuleOptions {
 }
 
 const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers'];
-const CONNECTION_KEYS = ['url', 'client', 'prefix'];
+const CONNECTION_KEYS = ['url', 'client', 'prefix', 'requireNoEviction', 'transientRetryMs'];
 const PREFIX = /^[^{}\s]{1,64}$/;
 
 function plain(value: unknown): value is Record<string, unknown> {
@@ -62,6 +66,13 @@ function checkConnection(value: unknown, field: string): void {
   }
   if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX.test(value.prefix))) {
     throw new SpoolBootstrapError(`${field}.prefix`, `must be 1-64 characters without braces or spaces, got ${JSON.stringify(value.prefix)}`);
+  }
+  if (value.requireNoEviction !== undefined && typeof value.requireNoEviction !== 'boolean') {
+    throw new SpoolBootstrapError(`${field}.requireNoEviction`, `must be true or false, got ${JSON.stringify(value.requireNoEviction)}`);
+  }
+  const retry = value.transientRetryMs;
+  if (retry !== undefined && (typeof retry !== 'number' || !Number.isInteger(retry) || retry < 0)) {
+    throw new SpoolBootstrapError(`${field}.transientRetryMs`, `must be a whole number of ms >= 0, got ${JSON.stringify(retry)}`);
   }
 }
 

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import type { ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { OnJob, Processor, QueueModule, SpoolBootstrapError } from '../../lib/index.js';
+import { OnJob, Processor, QueueModule, SpoolBootstrapError, UnsupportedServerError } from '../../lib/index.js';
+import { FakeRedis } from '../helpers/fake-redis.js';
 import { redisUrl, uniquePrefix } from '../helpers/store.js';
 import { rootOptions } from './nest-harness.js';
 
@@ -110,10 +111,25 @@ describe('bootstrap errors', () => {
     ['a typo', { connection: { url: 'redis://127.0.0.1:1' }, worker: {} }, 'QueueModule options.worker is not an option'],
     ['a bad prefix', { connection: { url: 'redis://127.0.0.1:1', prefix: 'a{b}' } }, 'QueueModule options.connection.prefix must be 1-64 characters'],
     ['a bad named connection', { connection: { url: 'redis://127.0.0.1:1' }, connections: { analytics: { url: 'nope' } } }, 'QueueModule options.connections.analytics.url'],
+    ['a non-boolean requireNoEviction', { connection: { url: 'redis://127.0.0.1:1', requireNoEviction: 'yes' } }, 'QueueModule options.connection.requireNoEviction must be true or false'],
+    ['a negative transientRetryMs', { connection: { url: 'redis://127.0.0.1:1', transientRetryMs: -5 } }, 'QueueModule options.connection.transientRetryMs must be a whole number of ms'],
   ])('refuses module options with %s, naming the field', async (_what, options, message) => {
     const error = await bootstrapError({ imports: [QueueModule.forRoot(options as never)] });
     expect(error).toBeInstanceOf(SpoolBootstrapError);
     expect((error as Error).message).toContain(message);
+  });
+
+  it('passes requireNoEviction to the connection: an evicting server is refused at bootstrap', async () => {
+    const server = await FakeRedis.start((section) =>
+      section === 'memory' ? '# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:allkeys-lru\r\n' : '# Server\r\nredis_version:7.2.4\r\n',
+    );
+    try {
+      const error = await bootstrapError({ imports: [QueueModule.forRoot({ connection: { url: server.url, requireNoEviction: true } })] });
+      expect(error).toBeInstanceOf(UnsupportedServerError);
+      expect((error as Error).message).toMatch(/allkeys-lru.*requireNoEviction/);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses bad registerQueue input and bad queue options', async () => {
