@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
+import type { BenchData, ProcessResult } from './contender.js';
 
 /** Admin connection of the bench: wipes the server between rows and reads its command counters. */
 export class RedisProbe {
@@ -68,3 +69,26 @@ export async function inFlight(n: number, width: number, task: (i: number) => Pr
 export const WARM_UP_JOBS = 3000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Times a worker from its creation until `n` jobs completed, noting when each
+ * group's last job finished. `startWorker` creates it and calls back per completion.
+ */
+export async function timeCompletions(
+  n: number,
+  startWorker: (onCompleted: (data: BenchData) => void) => { close(): Promise<unknown> },
+): Promise<ProcessResult> {
+  const groupDone = new Map<number, number>();
+  let done = 0;
+  let finished!: () => void;
+  const all = new Promise<void>((resolve) => (finished = resolve));
+  const start = performance.now();
+  const worker = startWorker((data) => {
+    groupDone.set(data.g, performance.now() - start);
+    if (++done === n) finished();
+  });
+  await all;
+  const ms = performance.now() - start;
+  await worker.close();
+  return { ms, groupDone };
+}

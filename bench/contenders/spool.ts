@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, RedisStore, Worker, type JobOptions } from '../../lib/index.js';
 import type { BenchData, Contender, ProcessResult } from '../contender.js';
-import { inFlight, sleep, WARM_UP_JOBS } from '../measure.js';
+import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 
 /** Spool through its public engine API, one store (command + subscriber connection) for the whole run. */
 export class SpoolContender implements Contender {
@@ -52,21 +52,12 @@ export class SpoolContender implements Contender {
     }
   }
 
-  async process(name: string, n: number, concurrency: number): Promise<ProcessResult> {
-    const groupDone = new Map<number, number>();
-    let done = 0;
-    let finished!: () => void;
-    const all = new Promise<void>((resolve) => (finished = resolve));
-    const start = performance.now();
-    const worker = new Worker<BenchData>(name, async () => undefined, { store: this.store!, concurrency });
-    worker.on('completed', (job) => {
-      groupDone.set(job.data.g, performance.now() - start);
-      if (++done === n) finished();
+  process(name: string, n: number, concurrency: number): Promise<ProcessResult> {
+    return timeCompletions(n, (onCompleted) => {
+      const worker = new Worker<BenchData>(name, async () => undefined, { store: this.store!, concurrency });
+      worker.on('completed', (job) => onCompleted(job.data));
+      return worker;
     });
-    await all;
-    const ms = performance.now() - start;
-    await worker.close();
-    return { ms, groupDone };
   }
 
   async latency(name: string, samples: number): Promise<number[]> {

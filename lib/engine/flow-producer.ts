@@ -13,7 +13,7 @@ export interface FlowProducerOptions {
    * The queues flows may use: each node is checked with its queue's
    * defaultJobOptions, validator and payload limit, and a node naming any
    * other queue is refused (UnknownQueueError). More can be added later with
-   * registerQueue(). Omitted: any queue, plain defaults for those not registered.
+   * registerQueue(). Omitted: every queue allowed, plain defaults for those not registered.
    */
   readonly queues?: readonly Queue[];
 }

@@ -278,7 +278,7 @@ export interface Store {
   /** Adds a flow across queues, all or nothing: a duplicate id anywhere keeps nothing. */
   addFlow(nodes: readonly NewFlowNode[]): Promise<AddFlowOutcome>;
   /**
-   * Delivers the notification a finished child left for its parent (if any),
+   * Delivers the notification a finished child left for its parent (when there is one),
    * and on up the tree when that finished the parent too. Idempotent.
    */
   deliverToParent(queue: string, childId: string): Promise<DeliverOutcome>;
