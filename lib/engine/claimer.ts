@@ -1,4 +1,5 @@
 import type { ClaimOutcome, JobRecord, Store } from '../store/store.js';
+import type { NameRoom } from './name-caps.js';
 
 export interface ClaimerOptions {
   readonly store: Store;
@@ -9,7 +10,7 @@ export interface ClaimerOptions {
   /** Slots not taken by held jobs. */
   readonly capacity: () => number;
   /** Capped job names and how many more of each a claim may take (see NameCaps). */
-  readonly nameRoom: () => [name: string, room: number][];
+  readonly nameRoom: () => readonly NameRoom[];
   readonly onClaimed: (records: JobRecord[]) => void;
   /** A claim found the queue empty. */
   readonly onEmpty: () => void;

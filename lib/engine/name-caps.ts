@@ -7,6 +7,10 @@
  * Two claims in flight at once may still together take more than the room:
  * those extra jobs wait parked until a run of their name ends.
  */
+export type NameRoom = readonly [name: string, room: number];
+
+const NO_ROOM: readonly NameRoom[] = [];
+
 export class NameCaps {
   private readonly running = new Map<string, number>();
   private readonly held = new Map<string, number>();
@@ -18,8 +22,10 @@ export class NameCaps {
    * (0: none). `leaving`: the name of a job whose completion carries this
    * claim; its slot counts as free.
    */
-  room(leaving?: string): [name: string, room: number][] {
-    const out: [string, number][] = [];
+  room(leaving?: string): readonly NameRoom[] {
+    // Runs for every claim and completion: a worker without caps allocates nothing.
+    if (this.caps.size === 0) return NO_ROOM;
+    const out: NameRoom[] = [];
     for (const [name, cap] of this.caps) {
       const held = (this.held.get(name) ?? 0) - (name === leaving ? 1 : 0);
       out.push([name, Math.max(0, cap - held)]);
