@@ -17,6 +17,10 @@ export type { FlowProducerOptions } from './engine/flow-producer.js';
 export { CHILD_FAILURE_POLICIES } from './engine/flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './engine/flow-types.js';
 export type { WaitOptions } from './engine/wait-finished.js';
+export { cronTimes } from './engine/scheduler-spec.js';
+export type { SchedulerRepeat, SchedulerJob, SchedulerJobOptions, NormalizedRepeat } from './engine/scheduler-spec.js';
+export type { SchedulerInfo, UpsertResult } from './engine/schedulers.js';
+export type { MissedPolicy, SchedulerStore, SchedulerWrite, SchedulerRecord } from './store/scheduler-store.js';
 export {
   DuplicateJobIdError,
   UnknownQueueError,

@@ -16,6 +16,8 @@ import { validateQueueName } from './names.js';
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
+import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
+import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
 
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
@@ -57,6 +59,7 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly maxPayloadBytes: number;
   private readonly validate?: PayloadValidator;
   private readonly ids = new IdGenerator();
+  private readonly schedulers: Schedulers<Data>;
   private closed = false;
 
   constructor(name: string, options: QueueOptions) {
@@ -77,6 +80,7 @@ export class Queue<Data = unknown, Result = unknown> {
       throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${String(options.maxPayloadBytes)}`);
     }
     this.validate = options.validate;
+    this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
   }
 
   /** Adds one job. With a jobId or dedup key that already names a job, returns that job instead. */
@@ -257,6 +261,29 @@ export class Queue<Data = unknown, Result = unknown> {
 
   isPaused(): Promise<boolean> {
     return this.store.isPaused(this.name);
+  }
+
+  /**
+   * Creates or replaces scheduler `id`: each tick of `repeat` (cron or every
+   * ms) adds one `job`, id `<id>:<tick ms>`, however many processes call this
+   * or run workers. The same definition again changes nothing.
+   */
+  upsertScheduler(id: string, repeat: SchedulerRepeat, job: SchedulerJob<Data>): Promise<UpsertResult> {
+    this.assertOpen('upsertScheduler');
+    return this.schedulers.upsert(id, repeat, job);
+  }
+
+  getScheduler(id: string): Promise<SchedulerInfo<Data> | null> {
+    return this.schedulers.get(id);
+  }
+
+  getSchedulers(): Promise<SchedulerInfo<Data>[]> {
+    return this.schedulers.list();
+  }
+
+  /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */
+  removeScheduler(id: string): Promise<boolean> {
+    return this.schedulers.remove(id);
   }
 
   /** Inconsistencies between the queue's indexes and job hashes; empty when sound. */
