@@ -13,6 +13,7 @@ import {
   type JobOptions,
 } from './options.js';
 import { validateQueueName } from './names.js';
+import { groupArg, pauseNames } from './queue-args.js';
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
@@ -263,11 +264,7 @@ export class Queue<Data = unknown, Result = unknown> {
     return this.store.isPaused(this.name);
   }
 
-  /**
-   * Creates or replaces scheduler `id`: each tick of `repeat` (cron or every
-   * ms) adds one `job`, id `<id>:<tick ms>`, however many processes call this
-   * or run workers. The same definition again changes nothing.
-   */
+  /** Creates or replaces scheduler `id`: each tick of `repeat` adds one `job` (id `<id>:<tick ms>`); the same definition again changes nothing. */
   upsertScheduler(id: string, repeat: SchedulerRepeat, job: SchedulerJob<Data>): Promise<UpsertResult> {
     this.assertOpen('upsertScheduler');
     return this.schedulers.upsert(id, repeat, job);
@@ -343,23 +340,6 @@ export class Queue<Data = unknown, Result = unknown> {
       this.store,
     );
   }
-}
-
-function pauseNames(options: { readonly names?: readonly string[] } | undefined, method: string): readonly string[] | undefined {
-  if (options === undefined) return undefined;
-  assertPlainObject(options, `${method}() options`);
-  assertKnownKeys(options, ['names'], `${method}() options`);
-  const { names } = options;
-  if (names === undefined) return undefined;
-  if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n.length === 0)) {
-    throw new InvalidArgumentError(`${method}() options.names`, 'must be a non-empty array of job names');
-  }
-  return names;
-}
-
-function groupArg(group: unknown): string {
-  if (typeof group !== 'string' || group.length === 0) throw new InvalidArgumentError('group', 'must be a non-empty group id');
-  return group;
 }
 
 /** @internal The snapshot of a job just written (FlowProducer uses it too). */
