@@ -92,9 +92,10 @@ describe('schedulers across processes', () => {
         expect(inGap.length).toBeGreaterThanOrEqual(fellInGap + 1);
         expect(info.skipped).toBe(0);
       }
-      // After the catch-up the scheduler is back on the grid, one tick per period.
+      // After the restart the scheduler is back on its grid (with 'all' the check above already covers every tick).
       const late = after.filter((t) => t > restartedAt);
-      for (let i = 1; i < late.length; i += 1) expect(late[i]! - late[i - 1]!).toBe(EVERY);
+      expect(late.length).toBeGreaterThanOrEqual(1);
+      for (const t of late) expect(t % EVERY).toBe(0);
       await procA.close();
       expect(await queue.verify()).toEqual([]);
     },
