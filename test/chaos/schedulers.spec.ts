@@ -46,6 +46,8 @@ describe('schedulers across processes', () => {
     expect(ticks.length).toBeGreaterThanOrEqual(11);
     // The work was shared: more than one process ran ticks.
     expect(workers.filter((p) => p.started().length > 0).length).toBeGreaterThan(1);
+    // verify() walks the indexes one read at a time: it needs the workers stopped.
+    await Promise.all(workers.map((p) => p.close()));
     expect(await queue.verify()).toEqual([]);
   });
 
