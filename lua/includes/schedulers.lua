@@ -181,7 +181,16 @@ local function spool_sched_advance(Q, index, prefix, now)
           h.count = h.count + 1
           local last, lastAt = sid .. ':' .. spool_int(t0), t0
           local ran = 0
-          if h.missed == 'all' then
+          if h.missed == 'all' and #fell > 0 then
+            -- t0 goes first, so the catch-up runs in tick order.
+            local id0 = sid .. ':' .. spool_int(t0)
+            if redis.call('ZREM', Q.delayed, id0) == 1 then
+              local key0 = Q.jobPrefix .. id0
+              local f = redis.call('HMGET', key0, 'priority', 'lifo')
+              if spool_place(Q, key0, id0, spool_wait_score(Q, tonumber(f[1]), f[2] == '1')) then
+                claimable = claimable + 1
+              end
+            end
             for _, t in ipairs(fell) do
               if h.limit > 0 and h.count >= h.limit then
                 break
