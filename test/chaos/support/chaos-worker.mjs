@@ -7,7 +7,7 @@
 // IPC to the parent: ready, started, completed, failed, error, late, and
 // { type: 'closed' } after { type: 'close' }.
 import { appendFileSync, existsSync } from 'node:fs';
-import { NoHandlerError, RedisStore, Worker } from '../../../dist/index.js';
+import { NoHandlerError, RedisStore, Worker } from '../../../dist/esm/index.mjs';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
 const send = (message) => {
