@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -24,7 +26,17 @@ Module._resolveFilename = function (request, ...rest) {
 };
 `;
 
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
 describe('entry points of the built package', () => {
+  it('the CommonJS build uses no import.meta and no file system (the Lua is compiled in)', () => {
+    const js = filesUnder(join(root, 'dist', 'cjs')).filter((f) => f.endsWith('.js'));
+    expect(js.length).toBeGreaterThan(40);
+    expect(js.filter((f) => /import\.meta|require\("(node:)?fs(\/promises)?"\)/.test(readFileSync(f, 'utf8')))).toEqual([]);
+  });
+
   it.each([
     ['require', `${REQUESTED} require('spool/engine'); console.log(JSON.stringify([...seen]));`],
     ['import', `${REQUESTED} import('spool/engine').then(() => console.log(JSON.stringify([...seen])));`],
