@@ -1,3 +1,4 @@
+import type { SchedulerStore } from './scheduler-store.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 
 /**
@@ -209,6 +210,8 @@ export interface PromoteOutcome {
   readonly moved: number;
   /** ms until the next delayed job is due (Redis clock), null when none. */
   readonly nextDueIn: number | null;
+  /** Schedulers whose list of upcoming cron times runs low: the engine computes more (engine/schedulers). */
+  readonly refill?: readonly string[];
 }
 
 export interface ReapOutcome {
@@ -233,6 +236,8 @@ export type JobCounts = Record<JobState, number> & { readonly paused: number };
 export interface Store {
   readonly notify: NotifyAdapter;
   readonly prefix: string;
+  /** Cron and every-N schedulers; a store without them refuses Queue.upsertScheduler(). */
+  readonly schedulers?: SchedulerStore;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 
