@@ -4,14 +4,8 @@ import { groupLimits, queueLimits } from './limits.js';
 import { IdGenerator } from './ids.js';
 import { Job } from './job.js';
 import { encodeJson } from './json.js';
-import {
-  assertKnownKeys,
-  assertPlainObject,
-  describe,
-  normalizeJobOptions,
-  storedOptions,
-  type JobOptions,
-} from './options.js';
+import { assertPlainObject, checkOptions, describe } from '../common/validation.js';
+import { normalizeJobOptions, storedOptions, type JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
@@ -29,7 +23,7 @@ export interface QueueOptions {
   readonly validate?: PayloadValidator;
 }
 
-const QUEUE_OPTIONS = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
+const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
 
 export interface BulkJob<Data = unknown> {
   readonly name: string;
@@ -61,8 +55,7 @@ export class Queue<Data = unknown, Result = unknown> {
 
   constructor(name: string, options: QueueOptions) {
     this.name = validateQueueName(name, 'Queue name');
-    assertPlainObject(options, 'Queue options');
-    assertKnownKeys(options, QUEUE_OPTIONS, 'Queue options');
+    checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     this.store = options.store;
     if (options.defaultJobOptions !== undefined) {
@@ -320,8 +313,7 @@ export class Queue<Data = unknown, Result = unknown> {
 
 function pauseNames(options: { readonly names?: readonly string[] } | undefined, method: string): readonly string[] | undefined {
   if (options === undefined) return undefined;
-  assertPlainObject(options, `${method}() options`);
-  assertKnownKeys(options, ['names'], `${method}() options`);
+  checkOptions<{ names?: unknown }>(options, ['names'], `${method}() options`);
   const { names } = options;
   if (names === undefined) return undefined;
   if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n.length === 0)) {

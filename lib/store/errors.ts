@@ -1,12 +1,13 @@
+import { SpoolError } from '../common/errors.js';
+
 /**
  * Errors a store raises on purpose. `permanent` tells the engine whether
  * repeating the call can help: a dropped connection can (those errors come
  * from the client untouched), a refused script or a closed store cannot.
  */
-export class StoreError extends Error {
+export class StoreError extends SpoolError {
   constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {
     super(message, options);
-    this.name = new.target.name;
   }
 }
 

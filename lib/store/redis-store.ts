@@ -1,12 +1,12 @@
-import { InvalidArgumentError } from '../engine/errors.js';
-import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
+import { InvalidArgumentError } from '../common/errors.js';
+import { assertPlainObject, checkOptions } from '../common/validation.js';
 import { randomBytes } from 'node:crypto';
 import { stderrLogger, type SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { FlowAddAbandonedError, RedisUnavailableError, StoreNotConnectedError } from './errors.js';
 import { decideFlow, decodeIntent, encodeIntent, FLOW_SWEEP_GRACE_MS, type FlowDecision } from './flow-intents.js';
-import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
+import { channels, indexKey, PREFIX_PATTERN, PREFIX_RULE, queueKeys, type Channels, type QueueKeys } from './keys.js';
 import { clientOptionProblems, createSpoolClient, mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import {
   decodeAdd,
@@ -83,8 +83,7 @@ export interface ConnectOptions {
   readonly wait?: boolean;
 }
 
-const PREFIX_PATTERN = /^[^{}\s]{1,64}$/;
-const STORE_OPTIONS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs'];
+const STORE_OPTIONS: readonly (keyof RedisStoreOptions)[] = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs'];
 
 /** Typos and wrong shapes fail at construction, like Queue and Worker options, naming the field. */
 function checkStoreArguments(connection: unknown, options: unknown): void {
@@ -93,8 +92,7 @@ function checkStoreArguments(connection: unknown, options: unknown): void {
   if (!('client' in connection) && typeof url !== 'string') {
     throw new InvalidArgumentError('RedisStore connection', 'needs a url or a client', "pass { url: 'redis://host:6379' } or { client } (a node-redis client)");
   }
-  assertPlainObject(options, 'RedisStore options');
-  assertKnownKeys(options, STORE_OPTIONS, 'RedisStore options');
+  checkOptions<RedisStoreOptions>(options, STORE_OPTIONS, 'RedisStore options');
 }
 
 /**
@@ -126,7 +124,7 @@ export class RedisStore implements Store, AsyncDisposable {
     checkStoreArguments(connection, options);
     const prefix = options.prefix ?? 'spool';
     if (!PREFIX_PATTERN.test(prefix)) {
-      throw new InvalidArgumentError('RedisStore options.prefix', `"${prefix}" is invalid`, 'use 1-64 characters without braces or spaces');
+      throw new InvalidArgumentError('RedisStore options.prefix', `"${prefix}" is invalid`, PREFIX_RULE);
     }
     this.prefix = prefix;
     this.logger = options.logger ?? stderrLogger;
