@@ -70,7 +70,7 @@ export class Claimer {
     if (count <= 0) return;
     this.reserved += count;
     const claim = this.o.store
-      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), hinted })
+      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), woken: hinted })
       .then(
         (outcome) => {
           this.reserved -= count;

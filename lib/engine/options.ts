@@ -1,4 +1,5 @@
 import type { Backoff } from './backoff.js';
+import { KEEP_ALL } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { assertKnownKeys, assertPlainObject, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
 
@@ -115,7 +116,7 @@ function epochMs(value: unknown, field: string): number {
 }
 
 function retention(value: unknown, field: string): string {
-  if (value === undefined || value === false) return '-1,-1';
+  if (value === undefined || value === false) return KEEP_ALL;
   if (value === true) return '0,-1';
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(field, `must be true, a count >= 0 or { count, age }, got ${value}`);

@@ -6,6 +6,9 @@ import type { NotifyAdapter } from '../notify/notify-adapter.js';
  */
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'cancelled' | 'waiting-children';
 
+/** The retention spec that keeps every finished job: no count bound, no age bound. */
+export const KEEP_ALL = '-1,-1';
+
 export const JOB_STATES: readonly JobState[] = ['waiting', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'waiting-children'];
 
 /** A job as stored. JSON fields stay strings: the engine decodes them. */
@@ -108,7 +111,7 @@ export interface NewJob {
   readonly deadline: number;
   /** ttl 0 = held until the job finishes. */
   readonly dedup?: { readonly key: string; readonly ttl: number };
-  /** Retention specs "count,ageMs" (-1 = unbounded, count 0 = remove at once). */
+  /** Retention specs "count,ageMs" (-1 = unbounded, count 0 = remove at once; KEEP_ALL keeps every job). */
   readonly removeOnComplete: string;
   readonly removeOnFail: string;
   /** Group (tenant) id; jobs of a group are served round-robin with other groups. */
@@ -176,11 +179,11 @@ export interface Fetch {
    */
   readonly nameRoom?: readonly (readonly [name: string, room: number])[];
   /**
-   * The caller was woken by a new-work announcement: spend the wake-hint
-   * budget for `count` slots first (as NotifyAdapter.consumeWakeHint does)
-   * and claim only the slots it grants, in the same round trip.
+   * The caller was woken by a new-work announcement: claim only this
+   * worker's share of the announced work (so one add does not wake every
+   * idle worker into an empty claim), in the same round trip.
    */
-  readonly hinted?: boolean;
+  readonly woken?: boolean;
 }
 
 export type CompleteOutcome =
@@ -232,7 +235,6 @@ export type JobCounts = Record<JobState, number> & { readonly paused: number };
  */
 export interface Store {
   readonly notify: NotifyAdapter;
-  readonly prefix: string;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 
