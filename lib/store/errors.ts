@@ -1,15 +1,6 @@
-import { SpoolError } from '../common/errors.js';
+import { StoreError } from './store.js';
 
-/**
- * Errors a store raises on purpose. `permanent` tells the engine whether
- * repeating the call can help: a dropped connection can (those errors come
- * from the client untouched), a refused script or a closed store cannot.
- */
-export class StoreError extends SpoolError {
-  constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {
-    super(message, options);
-  }
-}
+export { StoreError } from './store.js';
 
 /** The store is used before connect() or after disconnect(). */
 export class StoreNotConnectedError extends StoreError {

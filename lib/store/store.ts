@@ -1,3 +1,4 @@
+import { SpoolError } from '../common/errors.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 
 /**
@@ -294,4 +295,16 @@ export interface Store {
   remove(queue: string, id: string): Promise<RemoveOutcome>;
   /** Marks the job as waited for (its finish is published); resolves its state, null when unknown. */
   watch(queue: string, id: string): Promise<JobState | null>;
+}
+
+/**
+ * Errors a store raises on purpose, and the retry rule of the Store
+ * contract: `permanent` tells the engine whether repeating the call can
+ * help. Any other error (a dropped connection) is worth repeating; a refused
+ * script or a closed store is not.
+ */
+export class StoreError extends SpoolError {
+  constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {
+    super(message, options);
+  }
 }
