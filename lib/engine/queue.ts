@@ -124,8 +124,6 @@ export class Queue<Data = unknown, Result = unknown> {
   async cancel(id: string): Promise<CancelResult> {
     const outcome = await this.store.cancel(this.name, id);
     await cancelChildren(this.store, outcome.children);
-    // A flow child cancelled here tells its parent now (the reaper's sweep would, later).
-    if (outcome.status === 'cancelled') await this.store.deliverToParent(this.name, id);
     switch (outcome.status) {
       case 'cancelled':
         return 'cancelled';
@@ -148,7 +146,6 @@ export class Queue<Data = unknown, Result = unknown> {
     const outcome = await this.store.redrive(this.name, id);
     if (outcome.status === 'unknown') throw new JobNotFoundError(this.name, id);
     if (outcome.status === 'not-failed') throw new JobNotFailedError(this.name, id, outcome.state);
-    await this.store.deliverToParent(this.name, id);
     return outcome.state;
   }
 

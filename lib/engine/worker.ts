@@ -275,8 +275,6 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     reply.next.forEach((r) => this.take(r));
     if (fetch.count > 0) this.claimer.answered({ jobs: reply.next, waitMs: 'waitMs' in reply ? reply.waitMs : 0 }, fetch.count);
     this.slotFreed();
-    // Last, after the slot bookkeeping above, which must not be split by an await.
-    if (reply.status === 'completed' || reply.status === 'cancelled') await this.notifyParent(job);
   }
 
   private async writeFailure(held: HeldJob<Data, Result>, error: Error): Promise<void> {
@@ -294,7 +292,6 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       this.safeEmit('failed', job, error, reply.state === 'failed' ? 'dead' : 'retry');
     }
     this.slotFreed();
-    if (reply.status === 'moved' && (reply.state === 'failed' || reply.state === 'cancelled')) await this.notifyParent(job);
   }
 
   /**
@@ -315,19 +312,6 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       this.safeEmit('rateLimited', job, error.retryAfter);
     }
     this.slotFreed();
-  }
-
-  /**
-   * Flows: the finishing script left the outcome in this queue's outbox; hand
-   * it to the parent's queue now. On error the reaper's sweep delivers it.
-   */
-  private async notifyParent(job: ActiveJob<Data, Result>): Promise<void> {
-    if (!job.parent) return;
-    try {
-      await this.o.store.deliverToParent(this.queueName, job.id);
-    } catch (err) {
-      this.report(err, `telling the flow parent of job ${job.id} failed; the outbox sweep will retry`);
-    }
   }
 
   /**

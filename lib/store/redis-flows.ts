@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FlowAddAbandonedError } from './errors.js';
 import { decideFlow, decodeIntent, encodeIntent, FLOW_SWEEP_GRACE_MS, type FlowDecision } from './flow-intents.js';
+import type { SpoolLogger } from '../logger.js';
 import type { QueueKeys } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
 import { decodeAddFlow, decodeChildDone, decodeCount, decodeHash, type RawReply } from './replies.js';
@@ -22,7 +23,10 @@ export interface ScriptCalls {
  * child reaches its parent's queue.
  */
 export class RedisFlows {
-  constructor(private readonly s: ScriptCalls) {}
+  constructor(
+    private readonly s: ScriptCalls,
+    private readonly logger: SpoolLogger,
+  ) {}
 
   /**
    * flow-add writes each queue's nodes with every leaf held, all or nothing,
@@ -112,6 +116,18 @@ export class RedisFlows {
     const message = (await this.s.call('deliverToParent').sendCommand(['HGET', this.s.keysOf(queue).outbox, childId])) as string | null;
     if (message == null) return { parentState: null };
     return this.apply(queue, childId, message);
+  }
+
+  /**
+   * After a worker finished a flow child: delivers now, and on failure leaves
+   * it to the housekeeping sweep (the finish itself is written and stands).
+   */
+  async tellParent(queue: string, childId: string): Promise<void> {
+    try {
+      await this.deliver(queue, childId);
+    } catch (err) {
+      this.logger.error(`telling the flow parent of job ${childId} failed; the outbox sweep will retry`, err);
+    }
   }
 
   /** Delivers up to `limit` notifications left in a queue's outbox. */

@@ -58,7 +58,7 @@ export class RedisStore implements Store, AsyncDisposable {
     this.channels = channels(prefix);
     this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: options.transientRetryMs });
     this.connection = new CommandConnection(connection, this.runner, logger, options.requireNoEviction ?? false);
-    this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) });
+    this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
     this.ownsNotify = options.notify === undefined;
     this.notify =
       options.notify ??
@@ -133,12 +133,16 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome> {
-    return decodeComplete(await this.run('complete', queue, completeArgs(lease, result, fetch), lease.id));
+    const outcome = decodeComplete(await this.run('complete', queue, completeArgs(lease, result, fetch), lease.id));
+    if (lease.child && (outcome.status === 'completed' || outcome.status === 'cancelled')) await this.flows.tellParent(queue, lease.id);
+    return outcome;
   }
 
   async fail(queue: string, lease: Lease, f: Failure): Promise<FailOutcome> {
     const args = [lease.id, lease.token, f.retryDelay, f.reason, f.message, f.stack, f.code];
-    return decodeFail(await this.run('fail', queue, args, lease.id));
+    const outcome = decodeFail(await this.run('fail', queue, args, lease.id));
+    if (lease.child && outcome.status === 'moved' && (outcome.state === 'failed' || outcome.state === 'cancelled')) await this.flows.tellParent(queue, lease.id);
+    return outcome;
   }
 
   async throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome> {
@@ -164,7 +168,10 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async cancel(queue: string, id: string): Promise<CancelOutcome> {
-    return decodeCancel(await this.run('cancel', queue, [id], id));
+    const outcome = decodeCancel(await this.run('cancel', queue, [id], id));
+    // A flow child cancelled here tells its parent now (the housekeeping sweep would, later).
+    if (outcome.status === 'cancelled') await this.flows.deliver(queue, id);
+    return outcome;
   }
 
   async progress(queue: string, lease: Lease, progress: string): Promise<boolean> {
@@ -278,12 +285,21 @@ export class RedisStore implements Store, AsyncDisposable {
     return this.flows.sweep(queue, graceMs);
   }
 
+  /** Delivers the notification a finished child left in its queue's outbox, if any, and on up the tree. Idempotent. */
   deliverToParent(queue: string, childId: string): Promise<DeliverOutcome> {
     return this.flows.deliver(queue, childId);
   }
 
+  /** Delivers up to `limit` notifications left in a queue's outbox (a crash between the two steps); returns how many. */
   sweepOutbox(queue: string, limit: number): Promise<number> {
     return this.flows.sweepOutbox(queue, limit);
+  }
+
+  /** The outbox first; once it is empty, the flow adds a crashed producer left uncommitted. */
+  async housekeep(queue: string, limit: number): Promise<number> {
+    const delivered = await this.flows.sweepOutbox(queue, limit);
+    if (delivered < limit) await this.flows.sweep(queue, FLOW_SWEEP_GRACE_MS);
+    return delivered;
   }
 
   async getChildren(queue: string, id: string): Promise<ChildrenRecord> {
@@ -297,8 +313,11 @@ export class RedisStore implements Store, AsyncDisposable {
     return decodeChildren(decodeStrings('SMEMBERS', pending), decodeHash(results), decodeHash(failures));
   }
 
+  /** A flow parent dead-lettered because of this child hears that it is back. */
   async redrive(queue: string, id: string): Promise<RedriveOutcome> {
-    return decodeRedrive(await this.run('redrive', queue, [id], id));
+    const outcome = decodeRedrive(await this.run('redrive', queue, [id], id));
+    if (outcome.status === 'redriven') await this.flows.deliver(queue, id);
+    return outcome;
   }
 
   async remove(queue: string, id: string): Promise<RemoveOutcome> {

@@ -168,6 +168,8 @@ export interface GroupState {
 export interface Lease {
   readonly id: string;
   readonly token: string;
+  /** The job reports to a flow parent: finishing it (complete, dead-letter, cancel) tells the parent. */
+  readonly child?: boolean;
 }
 
 export interface Fetch {
@@ -233,6 +235,9 @@ export type JobCounts = Record<JobState, number> & { readonly paused: number };
 /**
  * Storage behind the engine: one method per transition, each one atomic.
  * A second backend implements this interface without touching the engine.
+ * A transition that finishes a flow child (complete, fail to a dead letter,
+ * cancel, redrive) also tells its parent before it resolves: how is the
+ * store's business (Redis: an outbox, because a flow spans hash slots).
  */
 export interface Store {
   readonly notify: NotifyAdapter;
@@ -281,14 +286,12 @@ export interface Store {
   /** Adds a flow across queues, all or nothing: a duplicate id anywhere keeps nothing. */
   addFlow(nodes: readonly NewFlowNode[]): Promise<AddFlowOutcome>;
   /**
-   * Delivers the notification a finished child left for its parent (when there is one),
-   * and on up the tree when that finished the parent too. Idempotent.
+   * Finishes, for one queue, what crashed processes left half done (for
+   * Redis: flow notifications not yet delivered to their parents' queues,
+   * flow adds not yet committed). Does up to about `limit` items; returns
+   * how many, so a caller repeats while it gets `limit`. Idempotent.
    */
-  deliverToParent(queue: string, childId: string): Promise<DeliverOutcome>;
-  /** Delivers up to `limit` notifications left in a queue's outbox (a crash between the two steps); returns how many. */
-  sweepOutbox(queue: string, limit: number): Promise<number>;
-  /** Settles flow adds whose producer stopped between writing and committing this queue's part; returns how many. */
-  sweepFlows(queue: string, graceMs?: number): Promise<number>;
+  housekeep(queue: string, limit: number): Promise<number>;
   getChildren(queue: string, id: string): Promise<ChildrenRecord>;
   /** failed -> waiting (or waiting-children), attempts reset. */
   redrive(queue: string, id: string): Promise<RedriveOutcome>;
