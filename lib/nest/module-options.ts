@@ -65,7 +65,7 @@ function checkConnection(value: unknown, field: string): void {
     throw new SpoolBootstrapError(`${field}.client`, 'must be a node-redis client');
   }
   if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX_PATTERN.test(value.prefix))) {
-    throw new SpoolBootstrapError(`${field}.prefix`, `is ${JSON.stringify(value.prefix)}`, PREFIX_RULE);
+    throw new SpoolBootstrapError(`${field}.prefix`, `must be ${PREFIX_RULE}, got ${JSON.stringify(value.prefix)}`);
   }
   if (value.requireNoEviction !== undefined && typeof value.requireNoEviction !== 'boolean') {
     throw new SpoolBootstrapError(`${field}.requireNoEviction`, `must be true or false, got ${JSON.stringify(value.requireNoEviction)}`);

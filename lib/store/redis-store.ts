@@ -51,7 +51,7 @@ export class RedisStore implements Store, AsyncDisposable {
     checkStoreArguments(connection, options);
     const prefix = options.prefix ?? 'spool';
     if (!PREFIX_PATTERN.test(prefix)) {
-      throw new InvalidArgumentError('RedisStore options.prefix', `"${prefix}" is invalid`, PREFIX_RULE);
+      throw new InvalidArgumentError('RedisStore options.prefix', `"${prefix}" is invalid`, `use ${PREFIX_RULE}`);
     }
     this.prefix = prefix;
     const logger = options.logger ?? stderrLogger;
