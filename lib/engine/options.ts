@@ -1,5 +1,9 @@
 import type { Backoff } from './backoff.js';
-import { InvalidArgumentError, UnknownOptionError } from './errors.js';
+import { KEEP_ALL } from '../store/store.js';
+import { InvalidArgumentError } from './errors.js';
+import { assertKnownKeys, assertPlainObject, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
+
+export { assertKnownKeys, assertPlainObject, checkOptions, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
 
 /** What a finished job leaves behind: true removes it, n keeps the newest n, age (seconds) drops older ones. */
 export type Retention = boolean | number | { readonly count?: number; readonly age?: number };
@@ -102,42 +106,6 @@ export function storedOptions(o: NormalizedJobOptions): StoredJobOptions {
   };
 }
 
-/** Rejects unknown keys of an options object, with a did-you-mean. */
-export function assertKnownKeys(value: object, known: readonly string[], field: string): void {
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new UnknownOptionError(`${field}.${key}`, known);
-  }
-}
-
-export function assertPlainObject(value: unknown, field: string): asserts value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidArgumentError(field, `must be an object, got ${describe(value)}`);
-  }
-}
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
-  if (typeof value === 'object') return 'an object';
-  return String(value);
-}
-
-export function nonNegativeNumber(value: unknown, field: string, unit = 'ms'): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidArgumentError(field, `must be a number of ${unit}, got ${describe(value)}`);
-  }
-  if (value < 0) throw new InvalidArgumentError(field, `is ${value}: it must be >= 0 ${unit}`);
-  return value;
-}
-
-export function positiveInteger(value: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new InvalidArgumentError(field, `must be an integer from 1 to ${max}, got ${describe(value)}`);
-  }
-  return value;
-}
-
 function epochMs(value: unknown, field: string): number {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new InvalidArgumentError(field, 'is an invalid Date');
@@ -148,7 +116,7 @@ function epochMs(value: unknown, field: string): number {
 }
 
 function retention(value: unknown, field: string): string {
-  if (value === undefined || value === false) return '-1,-1';
+  if (value === undefined || value === false) return KEEP_ALL;
   if (value === true) return '0,-1';
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(field, `must be true, a count >= 0 or { count, age }, got ${value}`);

@@ -4,14 +4,8 @@ import { groupLimits, queueLimits } from './limits.js';
 import { IdGenerator } from './ids.js';
 import { Job } from './job.js';
 import { encodeJson } from './json.js';
-import {
-  assertKnownKeys,
-  assertPlainObject,
-  describe,
-  normalizeJobOptions,
-  storedOptions,
-  type JobOptions,
-} from './options.js';
+import { assertPlainObject, checkOptions, describe } from '../common/validation.js';
+import { normalizeJobOptions, storedOptions, type JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
 import { groupArg, pauseNames } from './queue-args.js';
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
@@ -32,7 +26,7 @@ export interface QueueOptions {
   readonly validate?: PayloadValidator;
 }
 
-const QUEUE_OPTIONS = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
+const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
 
 export interface BulkJob<Data = unknown> {
   readonly name: string;
@@ -65,8 +59,7 @@ export class Queue<Data = unknown, Result = unknown> {
 
   constructor(name: string, options: QueueOptions) {
     this.name = validateQueueName(name, 'Queue name');
-    assertPlainObject(options, 'Queue options');
-    assertKnownKeys(options, QUEUE_OPTIONS, 'Queue options');
+    checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     this.store = options.store;
     if (options.defaultJobOptions !== undefined) {
@@ -136,8 +129,6 @@ export class Queue<Data = unknown, Result = unknown> {
   async cancel(id: string): Promise<CancelResult> {
     const outcome = await this.store.cancel(this.name, id);
     await cancelChildren(this.store, outcome.children);
-    // A flow child cancelled here tells its parent now (the reaper's sweep would, later).
-    if (outcome.status === 'cancelled') await this.store.deliverToParent(this.name, id);
     switch (outcome.status) {
       case 'cancelled':
         return 'cancelled';
@@ -160,7 +151,6 @@ export class Queue<Data = unknown, Result = unknown> {
     const outcome = await this.store.redrive(this.name, id);
     if (outcome.status === 'unknown') throw new JobNotFoundError(this.name, id);
     if (outcome.status === 'not-failed') throw new JobNotFailedError(this.name, id, outcome.state);
-    await this.store.deliverToParent(this.name, id);
     return outcome.state;
   }
 

@@ -3,7 +3,7 @@ import { stderrLogger } from '../logger.js';
 import type { RateLimit, Store } from '../store/store.js';
 import type { BackoffStrategy } from './backoff.js';
 import { InvalidArgumentError } from './errors.js';
-import { assertKnownKeys, assertPlainObject, positiveInteger } from './options.js';
+import { assertKnownKeys, assertPlainObject, checkOptions, positiveInteger } from '../common/validation.js';
 import { rateLimit } from './limits.js';
 
 export interface WorkerOptions {
@@ -82,8 +82,7 @@ function ms(value: unknown, field: string, fallback: number): number {
 
 /** Checks worker options and fills in defaults; errors name the field. */
 export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
-  assertPlainObject(options, 'Worker options');
-  assertKnownKeys(options, KNOWN, 'Worker options');
+  checkOptions<WorkerOptions>(options, KNOWN, 'Worker options');
   if (!options.store) throw new InvalidArgumentError('Worker options.store', 'is required', 'pass a connected RedisStore');
   const concurrency = ms(options.concurrency, 'Worker options.concurrency', 1);
   const lockDuration = ms(options.lockDuration, 'Worker options.lockDuration', 30_000);

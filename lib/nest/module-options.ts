@@ -1,5 +1,6 @@
 import type { JobOptions } from '../engine/options.js';
 import type { WorkerOptions } from '../engine/worker-options.js';
+import { PREFIX_PATTERN, PREFIX_RULE } from '../store/keys.js';
 import type { RedisClientLike } from '../store/redis-client.js';
 import { SpoolBootstrapError } from './errors.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
@@ -32,7 +33,6 @@ export interface QueueModuleOptions {
 
 const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers'];
 const CONNECTION_KEYS = ['url', 'client', 'prefix', 'requireNoEviction', 'transientRetryMs'];
-const PREFIX = /^[^{}\s]{1,64}$/;
 
 function plain(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -64,8 +64,8 @@ function checkConnection(value: unknown, field: string): void {
   if (hasClient && (typeof value.client !== 'object' || value.client === null)) {
     throw new SpoolBootstrapError(`${field}.client`, 'must be a node-redis client');
   }
-  if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX.test(value.prefix))) {
-    throw new SpoolBootstrapError(`${field}.prefix`, `must be 1-64 characters without braces or spaces, got ${JSON.stringify(value.prefix)}`);
+  if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX_PATTERN.test(value.prefix))) {
+    throw new SpoolBootstrapError(`${field}.prefix`, `must be ${PREFIX_RULE}, got ${JSON.stringify(value.prefix)}`);
   }
   if (value.requireNoEviction !== undefined && typeof value.requireNoEviction !== 'boolean') {
     throw new SpoolBootstrapError(`${field}.requireNoEviction`, `must be true or false, got ${JSON.stringify(value.requireNoEviction)}`);

@@ -71,7 +71,7 @@ export class QueueRegistry implements OnApplicationShutdown {
 
   private async create(registration: QueueRegistration, at: string): Promise<Queue> {
     const connection = registration.connection ?? DEFAULT_CONNECTION;
-    const key = keyOf(registration.name, connection);
+    const key = queueKey(registration.name, connection);
     let entry = this.entries.get(key);
     if (!entry) {
       const store = this.connections.get(connection);
@@ -116,11 +116,11 @@ export class QueueRegistry implements OnApplicationShutdown {
 
   /** The Queue registered as `name` on `connection`, if any. */
   queue(name: string, connection: string): Queue | undefined {
-    return this.entries.get(keyOf(name, connection))?.queue;
+    return this.entries.get(queueKey(name, connection))?.queue;
   }
 
   has(name: string, connection: string): boolean {
-    return this.entries.has(keyOf(name, connection));
+    return this.entries.has(queueKey(name, connection));
   }
 
   /** Names registered on a connection (for error messages). */
@@ -134,7 +134,7 @@ export class QueueRegistry implements OnApplicationShutdown {
 
   /** Declares the DTO of a job name; a second, different DTO for the same name is a bootstrap error. */
   addDto(queue: string, connection: string, jobName: string, dto: DtoClass, from: string): void {
-    const entry = this.entries.get(keyOf(queue, connection));
+    const entry = this.entries.get(queueKey(queue, connection));
     if (!entry) throw new SpoolBootstrapError(from, `names queue "${queue}", which is not registered`);
     if (typeof dto !== 'function') throw new SpoolBootstrapError(`${from} jobs.${jobName}`, 'must be a DTO class');
     const known = entry.dtos.get(jobName);
@@ -145,7 +145,7 @@ export class QueueRegistry implements OnApplicationShutdown {
   }
 
   dtoFor(queue: string, connection: string, jobName: string): DtoClass | undefined {
-    return this.entries.get(keyOf(queue, connection))?.dtos.get(jobName)?.dto;
+    return this.entries.get(queueKey(queue, connection))?.dtos.get(jobName)?.dto;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -160,7 +160,8 @@ export class QueueRegistry implements OnApplicationShutdown {
   }
 }
 
-function keyOf(name: string, connection: string): string {
+/** The one key for a queue on a connection (queue names cannot hold a newline). */
+export function queueKey(name: string, connection: string): string {
   return `${connection}\n${name}`;
 }
 

@@ -19,8 +19,6 @@ export interface RedisNotifyOptions {
   readonly doneChannel: string;
   /** Creates the one subscriber connection, on first use. */
   readonly createSubscriber: () => SubscriberClient;
-  /** Runs consume-hint against the command connection. */
-  readonly consumeHint: (queue: string, max: number) => Promise<number>;
   readonly logger: SpoolLogger;
 }
 
@@ -92,10 +90,6 @@ export class RedisNotify implements NotifyAdapter {
   onReconnect(listener: () => void): () => void {
     this.reconnectListeners.add(listener);
     return () => this.reconnectListeners.delete(listener);
-  }
-
-  consumeWakeHint(queue: string, max: number): Promise<number> {
-    return this.options.consumeHint(queue, max);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,10 @@ import type { JobState } from './store.js';
 /** Separates queue and id in a flow child reference: queue names cannot hold a newline. */
 export const CHILD_REF_SEPARATOR = '\n';
 
+/** The rule for a key prefix (the first part of every hash tag), checked by the store and the Nest module alike. */
+export const PREFIX_PATTERN = /^[^{}\s]{1,64}$/;
+export const PREFIX_RULE = '1-64 characters without braces or spaces';
+
 /**
  * The only place Redis key and channel names are built.
  *
