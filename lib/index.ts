@@ -17,6 +17,20 @@ export type { FlowProducerOptions } from './engine/flow-producer.js';
 export { CHILD_FAILURE_POLICIES } from './engine/flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './engine/flow-types.js';
 export type { WaitOptions } from './engine/wait-finished.js';
+export { toNdjson } from './engine/dead-letters.js';
+export type {
+  DeadLetterReason,
+  FailedFilter,
+  FailedQuery,
+  FailedPage,
+  RedriveOptions,
+  PurgeOptions,
+  FinishedState,
+  ExportFilter,
+  BulkTarget,
+  CancelFilter,
+  PromoteFilter,
+} from './engine/dead-letters.js';
 export {
   DuplicateJobIdError,
   UnknownQueueError,
@@ -97,6 +111,15 @@ export type {
   RedriveOutcome,
   RemoveOutcome,
   DeliverOutcome,
+  PageIndex,
+  PageQuery,
+  Page,
+  PurgeQuery,
+  PurgeStep,
+  RedriveManyOutcome,
+  StoredEvent,
+  StreamInfo,
+  EventReader,
 } from './store/store.js';
 
 // Notify

@@ -1,6 +1,19 @@
 import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError, PayloadTooLargeError, QueueFullError } from './errors.js';
-import { groupLimits, queueLimits } from './limits.js';
+import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
+import {
+  DeadLetters,
+  type BulkTarget,
+  type CancelFilter,
+  type ExportFilter,
+  type FailedPage,
+  type FailedFilter,
+  type FailedQuery,
+  type FinishedState,
+  type PromoteFilter,
+  type PurgeOptions,
+  type RedriveOptions,
+} from './dead-letters.js';
 import { IdGenerator } from './ids.js';
 import { Job } from './job.js';
 import { encodeJson } from './json.js';
@@ -13,6 +26,9 @@ import {
   type JobOptions,
 } from './options.js';
 import { validateQueueName } from './names.js';
+import { recordOf } from './record.js';
+
+export { recordOf };
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
@@ -57,6 +73,7 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly maxPayloadBytes: number;
   private readonly validate?: PayloadValidator;
   private readonly ids = new IdGenerator();
+  private readonly many: DeadLetters<Data, Result>;
   private closed = false;
 
   constructor(name: string, options: QueueOptions) {
@@ -77,6 +94,7 @@ export class Queue<Data = unknown, Result = unknown> {
       throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${String(options.maxPayloadBytes)}`);
     }
     this.validate = options.validate;
+    this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }
 
   /** Adds one job. With a jobId or dedup key that already names a job, returns that job instead. */
@@ -128,7 +146,14 @@ export class Queue<Data = unknown, Result = unknown> {
    * children) at once; asks the worker of an active job to stop it (its
    * job.signal aborts). A flow parent's unfinished children are cancelled too.
    */
-  async cancel(id: string): Promise<CancelResult> {
+  cancel(id: string): Promise<CancelResult>;
+  /** Bulk: cancels these jobs, or the waiting (ungrouped) or delayed ones a filter names; resolves how many were cancelled or asked to stop. */
+  cancel(target: BulkTarget<CancelFilter>): Promise<number>;
+  cancel(target: string | BulkTarget<CancelFilter>): Promise<CancelResult | number> {
+    return typeof target === 'string' ? this.cancelJob(target) : this.many.cancel(target);
+  }
+
+  private async cancelJob(id: string): Promise<CancelResult> {
     const outcome = await this.store.cancel(this.name, id);
     await cancelChildren(this.store, outcome.children);
     // A flow child cancelled here tells its parent now (the reaper's sweep would, later).
@@ -160,8 +185,34 @@ export class Queue<Data = unknown, Result = unknown> {
   }
 
   /** Same as retry(): re-drives a dead letter. */
-  redrive(id: string): Promise<JobState> {
-    return this.retry(id);
+  redrive(id: string): Promise<JobState>;
+  /**
+   * Bulk: re-drives these dead letters, or every one a filter matches, in
+   * batches; jobs no longer failed are skipped. Resolves how many moved.
+   */
+  redrive(target: BulkTarget<FailedFilter>, options?: RedriveOptions): Promise<number>;
+  redrive(target: string | BulkTarget<FailedFilter>, options?: RedriveOptions): Promise<JobState | number> {
+    return typeof target === 'string' ? this.retry(target) : this.many.redrive(target, options);
+  }
+
+  /** A page of dead letters, newest first, filtered by name, reason, error text and time (see README "Dead letters"). */
+  getFailed(query?: FailedQuery): Promise<FailedPage<Data, Result>> {
+    return this.many.getFailed(query);
+  }
+
+  /** Deletes completed, failed or cancelled jobs in short batches; resolves how many. */
+  purge(state: FinishedState, options?: PurgeOptions): Promise<number> {
+    return this.many.purge(state, options);
+  }
+
+  /** Snapshots of every job in a state (oldest first), read a page at a time; see toNdjson() for files. */
+  exportJobs(state: JobState, filter?: ExportFilter): AsyncGenerator<Job<Data, Result>> {
+    return this.many.exportJobs(state, filter);
+  }
+
+  /** Runs delayed jobs now: these ids, or every delayed job (of a name). Resolves how many moved. */
+  promote(target: BulkTarget<PromoteFilter>): Promise<number> {
+    return this.many.promote(target);
   }
 
   /**
@@ -316,42 +367,4 @@ export class Queue<Data = unknown, Result = unknown> {
       this.store,
     );
   }
-}
-
-function pauseNames(options: { readonly names?: readonly string[] } | undefined, method: string): readonly string[] | undefined {
-  if (options === undefined) return undefined;
-  assertPlainObject(options, `${method}() options`);
-  assertKnownKeys(options, ['names'], `${method}() options`);
-  const { names } = options;
-  if (names === undefined) return undefined;
-  if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n.length === 0)) {
-    throw new InvalidArgumentError(`${method}() options.names`, 'must be a non-empty array of job names');
-  }
-  return names;
-}
-
-function groupArg(group: unknown): string {
-  if (typeof group !== 'string' || group.length === 0) throw new InvalidArgumentError('group', 'must be a non-empty group id');
-  return group;
-}
-
-/** @internal The snapshot of a job just written (FlowProducer uses it too). */
-export function recordOf(job: NewJob, createdAt: number, runAt: number): JobRecord {
-  return {
-    id: job.id,
-    name: job.name,
-    data: job.data,
-    opts: job.opts,
-    state: 'waiting',
-    attempt: 0,
-    maxAttempts: job.maxAttempts,
-    createdAt,
-    runAt,
-    deadline: job.deadline || undefined,
-    priority: job.priority,
-    lifo: job.lifo,
-    stalled: 0,
-    group: job.group,
-    cancelRequested: false,
-  };
 }

@@ -60,6 +60,9 @@ import type {
   Store,
 } from './store.js';
 import { verifyQueue } from './verify.js';
+import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
+import { RedisEventReader } from './redis-events.js';
+import type { EventReader, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 
 /** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
 export type RedisConnection = { readonly url: string } | { readonly client: RedisClientLike };
@@ -366,6 +369,8 @@ export class RedisStore implements Store, AsyncDisposable {
     set('grl', limits.groupRateLimit === undefined ? undefined : limits.groupRateLimit === null ? '' : encodeRate(limits.groupRateLimit));
     set('mw', limits.maxWaiting === undefined ? undefined : String(limits.maxWaiting ?? ''));
     set('mwg', limits.maxWaitingPerGroup === undefined ? undefined : String(limits.maxWaitingPerGroup ?? ''));
+    // ev: the event stream's approximate MAXLEN, '0' off, absent the default (lua/includes/events).
+    set('ev', limits.events === undefined ? undefined : limits.events === null || limits.events === true ? '' : limits.events === false ? '0' : String(limits.events.maxLen));
     if (pairs.length) await this.run('configure', queue, pairs);
   }
 
@@ -413,8 +418,8 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async getLimits(queue: string): Promise<QueueLimits> {
-    const [rl, gcap, grl, mw, mwg] = (await this.call('getLimits').sendCommand([
-      'HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg',
+    const [rl, gcap, grl, mw, mwg, ev] = (await this.call('getLimits').sendCommand([
+      'HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg', 'ev',
     ])) as (string | null)[];
     return {
       rateLimit: decodeRate(rl ?? null),
@@ -422,6 +427,7 @@ export class RedisStore implements Store, AsyncDisposable {
       groupRateLimit: decodeRate(grl ?? null),
       maxWaiting: decodeCount(mw ?? null),
       maxWaitingPerGroup: decodeCount(mwg ?? null),
+      events: ev == null ? { maxLen: 10_000 } : ev === '0' ? false : { maxLen: Number(ev) },
     };
   }
 
@@ -593,6 +599,29 @@ export class RedisStore implements Store, AsyncDisposable {
   async watch(queue: string, id: string): Promise<JobState | null> {
     const state = await this.run('watch', queue, [], id);
     return typeof state === 'string' ? (state as JobState) : null;
+  }
+
+  // Operations on many jobs and the event stream: lib/store/ops-store.ts, redis-events.ts.
+  private readonly runOps: RunScript = (name, queue, args, extraKeys) => this.run(name, queue, args, undefined, extraKeys);
+
+  page(queue: string, query: PageQuery): Promise<Page> {
+    return readPage(this.runOps, queue, this.keysOf(queue), query);
+  }
+
+  purge(queue: string, query: PurgeQuery): Promise<PurgeStep> {
+    return purgeStep(this.runOps, queue, this.keysOf(queue), query);
+  }
+
+  redriveMany(queue: string, ids: readonly string[], options: { readonly resetAttempts: boolean; readonly delay: number }): Promise<RedriveManyOutcome> {
+    return redriveBatch(this.runOps, queue, this.keysOf(queue), ids, options);
+  }
+
+  promoteJobs(queue: string, ids: readonly string[]): Promise<number> {
+    return promoteBatch(this.runOps, queue, ids);
+  }
+
+  openEvents(queue: string): EventReader {
+    return new RedisEventReader(this.command('openEvents').duplicate(), this.keysOf(queue).events);
   }
 }
 

@@ -50,6 +50,11 @@ export const SCRIPTS = {
   redrive: { file: 'redrive', queue: true, keys: ['job', 'deps', 'waitingChildren'] },
   remove: { file: 'remove', queue: true, keys: ['job', 'deps'] },
   watch: { file: 'watch', queue: false, keys: ['job'] },
+  // Operations on many jobs (lib/engine/dead-letters.ts): pages, bulk moves, purge.
+  page: { file: 'page', queue: true, keys: [], rest: 'the index to page' },
+  purge: { file: 'purge', queue: true, keys: [], rest: 'the index to walk' },
+  redriveBulk: { file: 'redrive-bulk', queue: true, keys: ['waitingChildren'], rest: 'two per job' },
+  promoteJobs: { file: 'promote-jobs', queue: true, keys: [] },
 } as const satisfies Record<string, ScriptDescriptor>;
 
 export type ScriptName = keyof typeof SCRIPTS;
