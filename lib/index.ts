@@ -18,6 +18,10 @@ export { CHILD_FAILURE_POLICIES } from './engine/flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './engine/flow-types.js';
 export type { WaitOptions } from './engine/wait-finished.js';
 export { toNdjson } from './engine/dead-letters.js';
+export { QueueEvents } from './engine/queue-events.js';
+export type { QueueEventsOptions, QueueEventsEmitted } from './engine/queue-events.js';
+export { QUEUE_EVENT_NAMES } from './engine/queue-events-types.js';
+export type { QueueEvent, QueueEventMap, QueueEventName, EventGap } from './engine/queue-events-types.js';
 export type {
   DeadLetterReason,
   FailedFilter,

@@ -37,6 +37,10 @@ export class RedisEventReader implements EventReader {
   constructor(private readonly client: RedisClientLike, private readonly key: string) {
     // Connection errors surface as rejected reads; the reader retries them.
     client.on('error', () => undefined);
+    // Named, so an operator (or a test) can tell this connection in CLIENT LIST.
+    client.on('ready', () => {
+      client.sendCommand(['CLIENT', 'SETNAME', `spool-events:${key.replace(/[^\w:{}.-]/g, '_')}`]).catch(() => undefined);
+    });
   }
 
   private async open(): Promise<RedisClientLike> {
@@ -71,7 +75,8 @@ export class RedisEventReader implements EventReader {
     return {
       first: Array.isArray(first) && first.length > 0 ? String(first[0]) : null,
       last: String(info['last-generated-id'] ?? '0-0'),
-      maxDeleted: String(info['max-deleted-entry-id'] ?? '0-0'),
+      length: Number(info.length ?? 0),
+      added: Number(info['entries-added'] ?? 0),
     };
   }
 

@@ -292,11 +292,12 @@ export interface StoredEvent {
   readonly fields: Readonly<Record<string, string>>;
 }
 
-/** The retained part of a stream: its first entry, last id written and the highest id trimmed away (0-0: none). */
+/** The retained part of a stream: its first entry, the last id written, entries retained and entries ever added. */
 export interface StreamInfo {
   readonly first: string | null;
   readonly last: string;
-  readonly maxDeleted: string;
+  readonly length: number;
+  readonly added: number;
 }
 
 /** A reader of one queue's event stream on its own connection (blocking reads must not hold the command connection). */
