@@ -20,7 +20,8 @@
   Events: removed (one per job).
 ]]
 --- @include "includes/queue"
---- @include "includes/finish"
+--- @include "includes/flow"
+--- @include "includes/dead"
 --- @include "includes/events"
 --- @include "includes/cursor"
 
@@ -34,7 +35,7 @@ if cursor ~= '' then
   local score = redis.call('ZSCORE', index, cursor)
   rank = score and spool_cursor_rank(index, cursor, score, false) or 0
 end
-local removed, examined = 0, 0
+local removed = 0
 local chunk = redis.call('ZRANGE', index, rank, rank + budget - 1, 'WITHSCORES')
 for i = 1, #chunk, 2 do
   local id = chunk[i]
@@ -44,9 +45,9 @@ for i = 1, #chunk, 2 do
   if removed >= batch then
     return {removed, 0, cursor}
   end
-  examined = examined + 1
   local jobKey = Q.jobPrefix .. id
-  local f = redis.call('HMGET', jobKey, 'state', 'name')
+  -- One read per job; what spool_release_dedup, spool_drop_job and spool_dead_unindex would each read.
+  local f = redis.call('HMGET', jobKey, 'state', 'name', 'reason', 'dk')
   if not f[1] then
     -- An index entry without its hash: drop the entry.
     redis.call('ZREM', index, id)
@@ -54,8 +55,16 @@ for i = 1, #chunk, 2 do
     cursor = id
   else
     redis.call('ZREM', stateIndex, id)
-    spool_release_dedup(jobKey, id)
-    spool_drop_job(Q, id, state == 'failed')
+    if f[4] and redis.call('GET', f[4]) == id then
+      redis.call('DEL', f[4])
+    end
+    if state == 'failed' then
+      local byName, byReason, byBoth = spool_dead_keys(Q, f[2] or '', f[3] or '')
+      redis.call('ZREM', byName, id)
+      redis.call('ZREM', byReason, id)
+      redis.call('ZREM', byBoth, id)
+    end
+    redis.call('DEL', jobKey, Q.logPrefix .. id, spool_deps(Q, id), spool_kid_results(Q, id), spool_kid_failures(Q, id))
     spool_event(Q, 'removed', 'jobId', id, 'state', state)
     removed = removed + 1
   end

@@ -85,6 +85,8 @@ const FINISHED: readonly FinishedState[] = ['completed', 'failed', 'cancelled'];
 /** Ids per bulk script call, and entries a filtered scan examines per call: each call stays short. */
 const BATCH = 500;
 const SCAN_BUDGET = 1000;
+/** Purge deletes several keys and writes an event per job: smaller steps keep each call near a few ms. */
+const PURGE_BATCH = 100;
 
 function text(value: unknown, field: string, max: number): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > max) {
@@ -245,8 +247,8 @@ export class DeadLetters<Data, Result> {
         state,
         ...(finishedBefore !== undefined && { finishedBefore }),
         ...(name !== undefined && { name }),
-        batch: Math.min(BATCH, limit - removed),
-        budget: SCAN_BUDGET,
+        batch: Math.min(PURGE_BATCH, limit - removed),
+        budget: 2 * PURGE_BATCH,
         cursor,
       });
       removed += step.removed;
