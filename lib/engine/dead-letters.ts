@@ -129,8 +129,13 @@ function failedIndex(f: CheckedFilter): PageIndex {
   return { failedBy: { ...(f.name !== undefined && { name: f.name }), ...(f.reason !== undefined && { reason: f.reason }) } };
 }
 
+/**
+ * What a cursor is tied to: the queue, the listing and the filters that pick
+ * the index or the matches. Not since/until: callers compute them from the
+ * clock on every call, and a position is valid under any time window.
+ */
 function scopeOf(queue: string, listing: string, f: CheckedFilter): string {
-  return [queue, listing, f.name ?? '', f.reason ?? '', f.errorContains ?? '', f.min ?? '', f.max ?? ''].join('\n');
+  return [queue, listing, f.name ?? '', f.reason ?? '', f.errorContains ?? ''].join('\n');
 }
 
 function ids(value: readonly unknown[], field: string): string[] {

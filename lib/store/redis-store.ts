@@ -427,7 +427,8 @@ export class RedisStore implements Store, AsyncDisposable {
       groupRateLimit: decodeRate(grl ?? null),
       maxWaiting: decodeCount(mw ?? null),
       maxWaitingPerGroup: decodeCount(mwg ?? null),
-      events: ev == null ? { maxLen: 10_000 } : ev === '0' ? false : { maxLen: Number(ev) },
+      // Only a configured stream setting is listed (absent: on, about 10,000 entries).
+      ...(ev != null && { events: ev === '0' ? false : { maxLen: Number(ev) } }),
     };
   }
 

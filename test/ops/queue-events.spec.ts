@@ -85,7 +85,7 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     expect(len).toBeGreaterThanOrEqual(100);
     expect(len).toBeLessThan(300);
     await queue.configure({ events: null });
-    expect(await queue.getLimits()).toMatchObject({ events: { maxLen: 10_000 } });
+    expect(await queue.getLimits()).not.toHaveProperty('events');
     await expect(queue.configure({ events: { maxLen: 0 } })).rejects.toThrow(InvalidArgumentError);
   });
 
