@@ -145,6 +145,18 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     expect(again.gaps[0]).toMatchObject({ event: 'gap', after: last, resumedAt: again.got[0]!.id });
   });
 
+  it('tells flow nodes as added when the flow commits: parent waiting for children, leaves waiting', async () => {
+    const { reader, got } = events('tree');
+    await reader.ready();
+    const { FlowProducer } = await import('../../lib/index.js');
+    const queue = h.queue<number>('tree');
+    const flows = new FlowProducer({ store: h.store, queues: [queue] });
+    const root = await flows.add({ queueName: 'tree', name: 'parent', data: 0, children: [{ queueName: 'tree', name: 'kid', data: 1 }] });
+    await waitFor(() => got.length >= 2, { message: 'two added events' });
+    expect(got.map((e) => e.event === 'added' && `${e.name} ${e.state}`).sort()).toEqual(['kid waiting', 'parent waiting-children']);
+    expect(got.some((e) => 'jobId' in e && e.jobId === root.job.id)).toBe(true);
+  });
+
   it('refuses bad options', () => {
     expect(() => new QueueEvents('q', { store: h.store, from: 'yesterday' })).toThrow(/from/);
     expect(() => new QueueEvents('q', { store: h.store, form: '$' } as never)).toThrow(/did you mean "from"/);
