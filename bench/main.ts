@@ -1,7 +1,7 @@
 /**
  * Spool vs BullMQ, same process, same private redis-server, one run.
  *   npm run bench [-- rows... --repeat=N --jobs=N]
- * rows: add-single add-bulk c1 c10 c100 latency groups (default: all).
+ * rows: add-single add-bulk c1 c10 c100 latency groups events (default: all).
  * Throughput is the best of the repeats; latency percentiles pool every sample.
  */
 import { cpus } from 'node:os';
@@ -13,7 +13,7 @@ import { percentile, RedisProbe } from './measure.js';
 import { BenchRedis } from './redis-server.js';
 import { fmt, renderTable } from './table.js';
 
-const ROWS = ['add-single', 'add-bulk', 'c1', 'c10', 'c100', 'latency', 'groups'] as const;
+const ROWS = ['add-single', 'add-bulk', 'c1', 'c10', 'c100', 'latency', 'groups', 'events'] as const;
 type Row = (typeof ROWS)[number];
 
 interface Args {
@@ -109,6 +109,16 @@ async function main(): Promise<void> {
               latency.set(c.name, [...(latency.get(c.name) ?? []), ...samples]);
               break;
             }
+            case 'events': {
+              // Spool only: c100 with the event stream on (the default) and off, in alternating order.
+              if (c !== spool) break;
+              for (const on of r % 2 === 0 ? [true, false] : [false, true]) {
+                await probe.reset();
+                await spool.setEvents(q, on);
+                keep(`events-${on ? 'on' : 'off'}/Spool`, (await processRow(100)).t);
+              }
+              break;
+            }
             case 'groups': {
               keep(`c50/${c.name}`, (await processRow(GROUP_CONCURRENCY)).t);
               if (c !== spool) break;
@@ -172,6 +182,13 @@ async function main(): Promise<void> {
       const { min, max, ms } = groupSpread;
       rows.push([`  group completion: first..last group done, ms (spread % of run)`, `${fmt(min)}..${fmt(max)}`, '', fmt(((max - min) / ms) * 100, 1) + '%', '', '', '']);
     }
+  }
+  const on = best.get('events-on/Spool');
+  const off = best.get('events-off/Spool');
+  if (on && off) {
+    const kept = on.perSec / off.perSec;
+    rows.push(['process c100, event stream on (ratio: vs off)', fmt(on.perSec), 'n/a', fmt(kept, 2), `>= 0.85 ${kept >= 0.85 ? 'ok' : 'MISS'}`, fmt(on.cmdsPerJob, 1), '']);
+    rows.push(['process c100, event stream off, jobs/s', fmt(off.perSec), 'n/a', '', '', fmt(off.cmdsPerJob, 1), '']);
   }
   console.log('\n' + renderTable(header, rows));
 }

@@ -38,11 +38,13 @@
   skips cjson and writes its hash from one table constructor, per-job state
   lives in one flat array, and the batch-only tables (same id twice, groups,
   parked names, delayed jobs) are made only when a job needs them.
+  Events: added (one per created job, with name and state), delayed (one per delayed job).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/wake"
+--- @include "includes/events"
 
 local Q = spool_queue()
 local FIRST_JOB_KEY = 18
@@ -238,6 +240,10 @@ for i = 1, n do
       end
     end
     redis.call('HSET', jobKey, unpack(fields))
+    spool_event(Q, 'added', 'jobId', id, 'name', name, 'state', state)
+    if state == 'delayed' then
+      spool_event(Q, 'delayed', 'jobId', id, 'delay', delay, 'runAt', runAt)
+    end
     out[#out + 1] = {1, id, state, now, runAt}
   end
 end

@@ -17,6 +17,7 @@
   Returns {code, state, pending children...}: 1 cancelled now, 2 cancel
   requested (state active), 3 already finished (its terminal state), 0 unknown job.
   Publishes: owls 'cancel\n<queue>\n<id>\n<token>' for an active job.
+  Events: cancelled (a job not running; an active job emits it when its worker ends it).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"

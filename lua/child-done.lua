@@ -28,6 +28,7 @@
 
   Returns {code, parent state}: 1 applied, 0 the parent is gone (dropped).
   Publishes: sched when the parent becomes waiting.
+  Events: redriven (a parent its child's redrive revived), failed (next dead) for a parent.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
@@ -80,7 +81,9 @@ elseif m.st == 'redriven' then
       end
     end
     if not blocking then
+      spool_dead_unindex(Q, jobKey, pid)
       redis.call('ZREM', Q.failed, pid)
+      spool_event(Q, 'redriven', 'jobId', pid, 'state', 'waiting-children')
       redis.call('HDEL', jobKey, 'finishedAt', 'error', 'stack', 'code', 'reason')
       redis.call('HSET', jobKey, 'state', 'waiting-children')
       redis.call('ZADD', wc, now, pid)

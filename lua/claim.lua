@@ -17,6 +17,7 @@
   Returns {waitMs, job hashes...}: the claimed jobs (flat field/value lists,
   token and attempt included), and waitMs > 0 when nothing may start before
   then (rate limit window used up, or throttled by a handler).
+  Events: active (one per claimed job); failed (next dead) for a job past its deadline.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"

@@ -19,6 +19,7 @@
     2 this token already finished the job (a retried call); state is the current one
    -1 lease lost: the token is not the current one; nothing was written
   waitMs > 0 when the next claim was refused by a rate limit (see claim).
+  Events: completed (with the result size), or cancelled; active per next job claimed.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"

@@ -22,12 +22,14 @@
     2 this token already finished the attempt (a retried call); state is the current one
    -1 lease lost: nothing was written
   Publishes: sched (wake / earliest delayed) when retried.
+  Events: failed (next retry or dead), delayed (a retry with backoff), cancelled.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/wake"
 --- @include "includes/finish"
+--- @include "includes/events"
 
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
@@ -59,6 +61,7 @@ if delay < 0 then
   return {1, 'failed', 0}
 end
 
+spool_event(Q, 'failed', 'jobId', id, 'next', 'retry', 'reason', reason, 'message', spool_event_text(ARGV[8]), 'delay', delay)
 if delay == 0 then
   redis.call('HSET', jobKey, 'runAt', now)
   if spool_place(Q, jobKey, id, spool_wait_score(Q, tonumber(fields[6]) or 0, fields[7] == '1')) then
@@ -69,5 +72,6 @@ end
 local runAt = now + delay
 redis.call('HSET', jobKey, 'state', 'delayed', 'runAt', runAt)
 redis.call('ZADD', Q.delayed, runAt, id)
+spool_event(Q, 'delayed', 'jobId', id, 'delay', delay, 'runAt', runAt)
 spool_announce_delayed(Q, id, delay)
 return {1, 'delayed', runAt}

@@ -18,12 +18,14 @@
 
   Returns how many nodes were released or discarded.
   Publishes: sched (wake / earliest delayed) on release.
+  Events: added (one per node released, with name and state), delayed (a delayed leaf).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/wake"
 --- @include "includes/flow"
+--- @include "includes/events"
 
 local Q = spool_queue()
 local wc = KEYS[18]
@@ -42,10 +44,12 @@ for i = 6, #ARGV do
       done = done + 1
     else
       redis.call('HDEL', jobKey, 'fl')
+      local state, delay = 'waiting-children', 0
       if f[2] then
         redis.call('HDEL', jobKey, 'hold')
         redis.call('ZREM', wc, id)
-        local delay = tonumber(f[2]) or 0
+        delay = tonumber(f[2]) or 0
+        state = delay > 0 and 'delayed' or 'waiting'
         if delay > 0 then
           local runAt = now + delay
           redis.call('HSET', jobKey, 'state', 'delayed', 'runAt', runAt)
@@ -58,6 +62,12 @@ for i = 6, #ARGV do
           if spool_place(Q, jobKey, id, spool_wait_score(Q, tonumber(f[3]) or 0, f[4] == '1')) then
             woken = woken + 1
           end
+        end
+      end
+      if spool_events_on(Q) then
+        spool_event(Q, 'added', 'jobId', id, 'name', redis.call('HGET', jobKey, 'name'), 'state', state)
+        if delay > 0 then
+          spool_event(Q, 'delayed', 'jobId', id, 'delay', delay, 'runAt', now + delay)
         end
       end
       done = done + 1

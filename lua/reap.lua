@@ -14,12 +14,14 @@
 
   Returns a flat list: id, new state ('waiting', 'failed' or 'cancelled'), ...
   Publishes: owls 'lost\n<queue>\n<id>\n<token>' per job; sched when re-delivered.
+  Events: stalled (next retry or dead), then failed (next dead) or cancelled.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/finish"
 --- @include "includes/wake"
+--- @include "includes/events"
 
 local Q = spool_queue()
 local now = spool_now()
@@ -45,6 +47,7 @@ for i = 1, #expired do
     else
       local stalled = redis.call('HINCRBY', jobKey, 'stalled', 1)
       redis.call('HINCRBY', jobKey, 'attempt', -1)
+      spool_event(Q, 'stalled', 'jobId', id, 'next', stalled > maxStalled and 'dead' or 'retry')
       if stalled > maxStalled then
         spool_dead_letter(Q, jobKey, id, now, 'stalled',
           'job stalled more than maxStalledCount (' .. maxStalled .. ') times: its worker died or blocked past the lease',

@@ -11,6 +11,7 @@
 
   Returns 1 released, 2 finished as cancelled, -1 lease lost (nothing written).
   Publishes: sched 'w:<queue>' when a worker is idle.
+  Events: cancelled, when a cancel request was pending.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"

@@ -13,10 +13,12 @@
   ARGV[4] job id
 
   Returns {code, state, pending}: 1 removed, 2 not finished, 3 children pending (count), 0 unknown job.
+  Events: removed.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/finish"
+--- @include "includes/events"
 
 local Q = spool_queue()
 local jobKey, deps, id = KEYS[18], KEYS[19], ARGV[4]
@@ -34,5 +36,6 @@ if pending > 0 then
 end
 redis.call('ZREM', index, id)
 spool_release_dedup(jobKey, id)
-spool_drop_job(Q, id)
+spool_drop_job(Q, id, state == 'failed')
+spool_event(Q, 'removed', 'jobId', id, 'state', state)
 return {1, state, 0}

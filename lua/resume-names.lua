@@ -11,17 +11,21 @@
 
   Returns the number of jobs still parked under these names.
   Publishes: sched 'w:<queue>' when a worker is idle.
+  Events: resumed (one per name that was paused).
 ]]
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/wake"
+--- @include "includes/events"
 
 local Q = spool_queue()
 local budget = tonumber(ARGV[4])
 local claimable, remaining = 0, 0
 for i = 5, #ARGV do
   local name = ARGV[i]
-  redis.call('SREM', Q.pausedNames, name)
+  if redis.call('SREM', Q.pausedNames, name) == 1 then
+    spool_event(Q, 'resumed', 'name', name)
+  end
   local parked = Q.parkedPrefix .. name
   local batch = budget > 0 and redis.call('ZPOPMIN', parked, budget) or {}
   for j = 1, #batch, 2 do

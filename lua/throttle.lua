@@ -15,11 +15,13 @@
   Returns {code, state, runAt}: 1 delayed (or 'cancelled' when a cancel was
   pending), 2 already done by this token (a retried call), -1 lease lost.
   Publishes: sched 'd:<ms>:<queue>' when it is the earliest delayed job.
+  Events: delayed, or cancelled.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/wake"
 --- @include "includes/finish"
+--- @include "includes/events"
 
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
@@ -42,6 +44,7 @@ local runAt = now + after
 redis.call('HINCRBY', jobKey, 'attempt', -1)
 redis.call('HSET', jobKey, 'state', 'delayed', 'runAt', runAt)
 redis.call('ZADD', Q.delayed, runAt, id)
+spool_event(Q, 'delayed', 'jobId', id, 'delay', after, 'runAt', runAt)
 local until_ = tonumber(redis.call('HGET', Q.meta, 'lu')) or 0
 if runAt > until_ then
   redis.call('HSET', Q.meta, 'lu', runAt)

@@ -27,6 +27,11 @@ export class SpoolContender implements Contender {
     return new Queue<BenchData>(name, { store: this.store! });
   }
 
+  /** The queue's event stream on (the default) or off (queue meta, read by the scripts). */
+  async setEvents(name: string, on: boolean): Promise<void> {
+    await this.queue(name).configure({ events: on ? null : false });
+  }
+
   async addSingle(name: string, n: number, width: number): Promise<void> {
     const queue = this.queue(name);
     await inFlight(n, width, (i) => queue.add('noop', { i, g: 0 }));

@@ -24,6 +24,24 @@ export { cronTimes } from './scheduler-spec.js';
 export type { SchedulerRepeat, SchedulerJob, SchedulerJobOptions, NormalizedRepeat } from './scheduler-spec.js';
 export type { SchedulerInfo, UpsertResult } from './schedulers.js';
 export type { MissedPolicy } from '../store/scheduler-store.js';
+export { toNdjson } from './dead-letters.js';
+export type {
+  DeadLetterReason,
+  FailedFilter,
+  FailedQuery,
+  FailedPage,
+  RedriveOptions,
+  PurgeOptions,
+  FinishedState,
+  ExportFilter,
+  BulkTarget,
+  CancelFilter,
+  PromoteFilter,
+} from './dead-letters.js';
+export { QueueEvents } from './queue-events.js';
+export type { QueueEventsOptions, QueueEventsEmitted } from './queue-events.js';
+export { QUEUE_EVENT_NAMES } from './queue-events-types.js';
+export type { QueueEvent, QueueEventMap, QueueEventName, EventGap } from './queue-events-types.js';
 export {
   DuplicateJobIdError,
   UnknownQueueError,

@@ -1,13 +1,28 @@
 import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError, PayloadTooLargeError, QueueFullError } from './errors.js';
-import { groupLimits, queueLimits } from './limits.js';
+import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
+import {
+  DeadLetters,
+  type BulkTarget,
+  type CancelFilter,
+  type ExportFilter,
+  type FailedPage,
+  type FailedFilter,
+  type FailedQuery,
+  type FinishedState,
+  type PromoteFilter,
+  type PurgeOptions,
+  type RedriveOptions,
+} from './dead-letters.js';
 import { IdGenerator } from './ids.js';
 import { Job } from './job.js';
 import { encodeJson } from './json.js';
 import { assertPlainObject, checkOptions, describe } from '../common/validation.js';
 import { normalizeJobOptions, storedOptions, type JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
-import { groupArg, pauseNames } from './queue-args.js';
+import { recordOf } from './record.js';
+
+export { recordOf };
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
@@ -55,6 +70,7 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly validate?: PayloadValidator;
   private readonly ids = new IdGenerator();
   private readonly schedulers: Schedulers<Data>;
+  private readonly many: DeadLetters<Data, Result>;
   private closed = false;
 
   constructor(name: string, options: QueueOptions) {
@@ -75,6 +91,7 @@ export class Queue<Data = unknown, Result = unknown> {
     }
     this.validate = options.validate;
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
+    this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }
 
   /** Adds one job. With a jobId or dedup key that already names a job, returns that job instead. */
@@ -126,7 +143,14 @@ export class Queue<Data = unknown, Result = unknown> {
    * children) at once; asks the worker of an active job to stop it (its
    * job.signal aborts). A flow parent's unfinished children are cancelled too.
    */
-  async cancel(id: string): Promise<CancelResult> {
+  cancel(id: string): Promise<CancelResult>;
+  /** Bulk: cancels these jobs, or the waiting (ungrouped) or delayed ones a filter names; resolves how many were cancelled or asked to stop. */
+  cancel(target: BulkTarget<CancelFilter>): Promise<number>;
+  cancel(target: string | BulkTarget<CancelFilter>): Promise<CancelResult | number> {
+    return typeof target === 'string' ? this.cancelJob(target) : this.many.cancel(target);
+  }
+
+  private async cancelJob(id: string): Promise<CancelResult> {
     const outcome = await this.store.cancel(this.name, id);
     await cancelChildren(this.store, outcome.children);
     switch (outcome.status) {
@@ -155,8 +179,34 @@ export class Queue<Data = unknown, Result = unknown> {
   }
 
   /** Same as retry(): re-drives a dead letter. */
-  redrive(id: string): Promise<JobState> {
-    return this.retry(id);
+  redrive(id: string): Promise<JobState>;
+  /**
+   * Bulk: re-drives these dead letters, or every one a filter matches, in
+   * batches; jobs no longer failed are skipped. Resolves how many moved.
+   */
+  redrive(target: BulkTarget<FailedFilter>, options?: RedriveOptions): Promise<number>;
+  redrive(target: string | BulkTarget<FailedFilter>, options?: RedriveOptions): Promise<JobState | number> {
+    return typeof target === 'string' ? this.retry(target) : this.many.redrive(target, options);
+  }
+
+  /** A page of dead letters, newest first, filtered by name, reason, error text and time (see README "Dead letters"). */
+  getFailed(query?: FailedQuery): Promise<FailedPage<Data, Result>> {
+    return this.many.getFailed(query);
+  }
+
+  /** Deletes completed, failed or cancelled jobs in short batches; resolves how many. */
+  purge(state: FinishedState, options?: PurgeOptions): Promise<number> {
+    return this.many.purge(state, options);
+  }
+
+  /** Snapshots of every job in a state (oldest first), read a page at a time; see toNdjson() for files. */
+  exportJobs(state: JobState, filter?: ExportFilter): AsyncGenerator<Job<Data, Result>> {
+    return this.many.exportJobs(state, filter);
+  }
+
+  /** Runs delayed jobs now: these ids, or every delayed job (of a name). Resolves how many moved. */
+  promote(target: BulkTarget<PromoteFilter>): Promise<number> {
+    return this.many.promote(target);
   }
 
   /**
@@ -330,25 +380,4 @@ export class Queue<Data = unknown, Result = unknown> {
       this.store,
     );
   }
-}
-
-/** @internal The snapshot of a job just written (FlowProducer uses it too). */
-export function recordOf(job: NewJob, createdAt: number, runAt: number): JobRecord {
-  return {
-    id: job.id,
-    name: job.name,
-    data: job.data,
-    opts: job.opts,
-    state: 'waiting',
-    attempt: 0,
-    maxAttempts: job.maxAttempts,
-    createdAt,
-    runAt,
-    deadline: job.deadline || undefined,
-    priority: job.priority,
-    lifo: job.lifo,
-    stalled: 0,
-    group: job.group,
-    cancelRequested: false,
-  };
 }

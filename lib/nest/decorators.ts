@@ -1,14 +1,18 @@
 import { Inject, SetMetadata } from '@nestjs/common';
 import type { WorkerEventName } from '../engine/events.js';
 import type { SchedulerJobOptions, SchedulerRepeat } from '../engine/scheduler-spec.js';
+import type { QueueEventsEmitted } from '../engine/queue-events.js';
+import type { OnQueueEventMetadata } from './queue-events-host.js';
 import type { DtoClass } from './dto.js';
 import type { ProcessorWorkerOptions } from './module-options.js';
 import {
   DEFAULT_CONNECTION,
   getConnectionToken,
   getFlowProducerToken,
+  getQueueEventsToken,
   getQueueToken,
   ON_JOB_METADATA,
+  ON_QUEUE_EVENT_METADATA,
   ON_WORKER_EVENT_METADATA,
   PROCESSOR_METADATA,
 } from './tokens.js';
@@ -77,6 +81,32 @@ export function OnJob(name?: string, options: OnJobOptions = {}): MethodDecorato
 /** Receives a worker event of the class's processor, with the Worker's event arguments. */
 export function OnWorkerEvent(event: ProcessorEvent): MethodDecorator {
   return SetMetadata(ON_WORKER_EVENT_METADATA, event) as MethodDecorator;
+}
+
+/** Queue events a provider method can receive with @OnQueueEvent: each event by name, 'event' for all, 'gap'. */
+export type QueueEventListenerName = Exclude<keyof QueueEventsEmitted, 'error' | 'closed'>;
+
+/**
+ * Receives an event of a queue's event stream (QueueEvents), on a method of
+ * any provider: every process running the app gets every event. Stack it to
+ * listen to several.
+ *
+ * @example
+ * \@OnQueueEvent('emails', 'failed') onFailed(e: QueueEvent<'failed'>) { if (e.next === 'dead') alert(e.jobId); }
+ */
+export function OnQueueEvent(queue: string, event: QueueEventListenerName, options: { readonly connection?: string } = {}): MethodDecorator {
+  const mark: OnQueueEventMetadata = { queue, event, connection: options.connection ?? DEFAULT_CONNECTION };
+  return (_target, _key, descriptor) => {
+    const method = descriptor.value as object;
+    const marks = (Reflect.getMetadata(ON_QUEUE_EVENT_METADATA, method) as OnQueueEventMetadata[] | undefined) ?? [];
+    Reflect.defineMetadata(ON_QUEUE_EVENT_METADATA, [...marks, mark], method);
+    return descriptor;
+  };
+}
+
+/** Injects the QueueEvents of a queue registered with QueueModule.registerQueue(name). */
+export function InjectQueueEvents(name: string, connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
+  return Inject(getQueueEventsToken(name, connection));
 }
 
 /** Injects the Queue registered with QueueModule.registerQueue(name). */

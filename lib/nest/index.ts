@@ -4,10 +4,11 @@ export { MODULE_OPTIONS_TOKEN as QUEUE_MODULE_OPTIONS } from './module-definitio
 export type { QueueModuleExtras, SpoolOptionsFactory } from './module-definition.js';
 export type { QueueModuleOptions, SpoolConnectionOptions, ProcessorWorkerOptions } from './module-options.js';
 export type { QueueRegistration, QueueScheduler } from './queue-registry.js';
-export { Processor, OnJob, OnWorkerEvent, InjectQueue, InjectConnection, InjectFlowProducer } from './decorators.js';
-export type { ProcessorOptions, OnJobOptions, OnJobSchedule, ProcessorEvent } from './decorators.js';
+export { Processor, OnJob, OnWorkerEvent, OnQueueEvent, InjectQueue, InjectQueueEvents, InjectConnection, InjectFlowProducer } from './decorators.js';
+export type { ProcessorOptions, OnJobOptions, OnJobSchedule, ProcessorEvent, QueueEventListenerName } from './decorators.js';
+export { SpoolQueueEvents } from './queue-events-host.js';
 export { SpoolWorkers } from './processor-explorer.js';
 export { ModuleFlowProducer } from './module-flow-producer.js';
-export { DEFAULT_CONNECTION, getQueueToken, getConnectionToken, getFlowProducerToken } from './tokens.js';
+export { DEFAULT_CONNECTION, getQueueToken, getQueueEventsToken, getConnectionToken, getFlowProducerToken } from './tokens.js';
 export { SpoolBootstrapError, QueueValidationError } from './errors.js';
 export type { DtoClass } from './dto.js';

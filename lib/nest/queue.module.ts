@@ -8,8 +8,9 @@ import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTI
 import { nestLogger } from './nest-logger.js';
 import { SpoolWorkers } from './processor-explorer.js';
 import { SpoolSchedulers } from './scheduler-bootstrap.js';
+import { SpoolQueueEvents } from './queue-events-host.js';
 import { QueueRegistry, type QueueRegistration } from './queue-registry.js';
-import { DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueToken } from './tokens.js';
+import { DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueEventsToken, getQueueToken } from './tokens.js';
 
 export const SPOOL_LOGGER = 'SpoolLogger';
 
@@ -48,6 +49,11 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
       useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry) => new SpoolSchedulers(d, s, r),
       inject: [DiscoveryService, MetadataScanner, QueueRegistry],
     },
+    {
+      provide: SpoolQueueEvents,
+      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, l: SpoolLogger) => new SpoolQueueEvents(d, s, r, c, l),
+      inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, SPOOL_LOGGER],
+    },
     ...connections,
   ];
   return {
@@ -55,7 +61,7 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
     global: true,
     imports: [...(definition.imports ?? []), DiscoveryModule],
     providers: [...(definition.providers ?? []), ...core],
-    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
+    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SpoolQueueEvents, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
   };
 }
 
@@ -105,11 +111,17 @@ export class QueueModule extends ConfigurableModuleClass {
       useFactory: (registry: QueueRegistry) => registry.register(r, `QueueModule.registerQueue() argument ${i + 1} ("${r.name}")`),
       inject: [QueueRegistry],
     }));
+    // QueueEvents per queue, made on first injection (after the queue, so its registration is checked first).
+    const events: Provider[] = registrations.map((r) => ({
+      provide: getQueueEventsToken(r.name, r.connection),
+      useFactory: (host: SpoolQueueEvents) => host.get(r.name, r.connection),
+      inject: [SpoolQueueEvents, getQueueToken(r.name, r.connection)],
+    }));
     const connections = connectionProviders(registrations.map((r) => r.connection ?? DEFAULT_CONNECTION));
     return {
       module: QueueModule,
-      providers: [...providers, ...connections],
-      exports: [...providers, ...connections].map((p) => (p as { provide: string }).provide),
+      providers: [...providers, ...events, ...connections],
+      exports: [...providers, ...events, ...connections].map((p) => (p as { provide: string }).provide),
     };
   }
 

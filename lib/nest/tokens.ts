@@ -21,3 +21,9 @@ export function getFlowProducerToken(connection: string = DEFAULT_CONNECTION): s
 export const PROCESSOR_METADATA = 'spool:processor';
 export const ON_JOB_METADATA = 'spool:on-job';
 export const ON_WORKER_EVENT_METADATA = 'spool:on-worker-event';
+export const ON_QUEUE_EVENT_METADATA = 'spool:on-queue-event';
+
+/** Token of the QueueEvents of a registered queue (inject with @InjectQueueEvents(name)). */
+export function getQueueEventsToken(name: string, connection: string = DEFAULT_CONNECTION): string {
+  return connection === DEFAULT_CONNECTION ? `SpoolQueueEvents:${name}` : `SpoolQueueEvents:${connection}:${name}`;
+}

@@ -27,6 +27,15 @@ export type {
   RedriveOutcome,
   RemoveOutcome,
   DeliverOutcome,
+  PageIndex,
+  PageQuery,
+  Page,
+  PurgeQuery,
+  PurgeStep,
+  RedriveManyOutcome,
+  StoredEvent,
+  StreamInfo,
+  EventReader,
 } from './store.js';
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from './store.js';

@@ -71,6 +71,12 @@ export interface QueueKeys {
   deps(id: string): string;
   results(id: string): string;
   failures(id: string): string;
+  /** The queue's event stream (lua/includes/events builds the same name from the meta key). */
+  readonly events: string;
+  /** Dead letters of a job name, of a reason, of both (lua/includes/dead builds the same names). */
+  deadByName(name: string): string;
+  deadByReason(reason: string): string;
+  deadByBoth(reason: string, name: string): string;
 }
 
 /**
@@ -151,6 +157,10 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     deps: (id) => `${base}:deps:${id}`,
     results: (id) => `${base}:results:${id}`,
     failures: (id) => `${base}:failures:${id}`,
+    events: `${base}:events`,
+    deadByName: (name) => `${base}:dl:n:${name}`,
+    deadByReason: (reason) => `${base}:dl:r:${reason}`,
+    deadByBoth: (reason, name) => `${base}:dl:nr:${reason}\n${name}`,
   };
 }
 

@@ -23,6 +23,9 @@ import type {
 import { verifyQueue } from './verify.js';
 import { RedisSchedulers } from './redis-schedulers.js';
 import { checkStoreArguments, type ConnectOptions, type RedisStoreOptions } from './redis-store-options.js';
+import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
+import { RedisEventReader } from './redis-events.js';
+import type { EventReader, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 
 export type { RedisConnection } from './command-connection.js';
 export type { ConnectOptions, RedisStoreOptions } from './redis-store-options.js';
@@ -252,7 +255,7 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async getLimits(queue: string): Promise<QueueLimits> {
-    return decodeLimits((await this.call('getLimits').sendCommand(['HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg'])) as RawReply);
+    return decodeLimits((await this.call('getLimits').sendCommand(['HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg', 'ev'])) as RawReply);
   }
 
   async getGroup(queue: string, group: string): Promise<GroupState> {
@@ -332,5 +335,31 @@ export class RedisStore implements Store, AsyncDisposable {
 
   async watch(queue: string, id: string): Promise<JobState | null> {
     return decodeWatch(await this.run('watch', queue, [], id));
+  }
+
+  // Operations on many jobs and the event stream: lib/store/ops-store.ts, redis-events.ts.
+  private readonly runOps: RunScript = (name, queue, args, extraKeys) => this.run(name, queue, args, undefined, extraKeys);
+
+  page(queue: string, query: PageQuery): Promise<Page> {
+    return readPage(this.runOps, queue, this.keysOf(queue), query);
+  }
+
+  purge(queue: string, query: PurgeQuery): Promise<PurgeStep> {
+    return purgeStep(this.runOps, queue, this.keysOf(queue), query);
+  }
+
+  /** A flow parent dead-lettered by one of these children resumes before this resolves, as with a single redrive. */
+  async redriveMany(queue: string, ids: readonly string[], options: { readonly resetAttempts: boolean; readonly delay: number }): Promise<RedriveManyOutcome> {
+    const outcome = await redriveBatch(this.runOps, queue, this.keysOf(queue), ids, options);
+    for (const id of outcome.withParent) await this.flows.deliver(queue, id);
+    return outcome;
+  }
+
+  promoteJobs(queue: string, ids: readonly string[]): Promise<number> {
+    return promoteBatch(this.runOps, queue, ids);
+  }
+
+  openEvents(queue: string): EventReader {
+    return new RedisEventReader(this.call('openEvents').duplicate(), this.keysOf(queue).events);
   }
 }

@@ -311,13 +311,15 @@ function optionalCount(value: RawReply | undefined): number | null {
 
 /** HMGET meta rl gcap grl mw mwg. */
 export function decodeLimits(reply: RawReply): QueueLimits {
-  const [rl, gcap, grl, mw, mwg] = list('limits', reply);
+  const [rl, gcap, grl, mw, mwg, ev] = list('limits', reply);
   return {
     rateLimit: decodeRate(rl),
     groupConcurrency: optionalCount(gcap),
     groupRateLimit: decodeRate(grl),
     maxWaiting: optionalCount(mw),
     maxWaitingPerGroup: optionalCount(mwg),
+    // Only a configured stream setting is listed (absent: on, about 10,000 entries).
+    ...(typeof ev === 'string' && { events: ev === '0' ? false : { maxLen: Number(ev) } }),
   };
 }
 

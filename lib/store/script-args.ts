@@ -56,6 +56,8 @@ export function configureArgs(limits: QueueLimits): string[] {
   set('grl', limits.groupRateLimit === undefined ? undefined : limits.groupRateLimit === null ? '' : encodeRate(limits.groupRateLimit));
   set('mw', limits.maxWaiting === undefined ? undefined : String(limits.maxWaiting ?? ''));
   set('mwg', limits.maxWaitingPerGroup === undefined ? undefined : String(limits.maxWaitingPerGroup ?? ''));
+  // ev: the event stream's approximate MAXLEN, '0' off, absent the default (lua/includes/events).
+  set('ev', limits.events === undefined ? undefined : limits.events === null || limits.events === true ? '' : limits.events === false ? '0' : String(limits.events.maxLen));
   return pairs;
 }
 

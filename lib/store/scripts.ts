@@ -73,6 +73,17 @@ export const SCRIPTS = {
   },
   schedulerRefill: { file: 'scheduler-refill', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id', 'spec', 'tick times'] },
   schedulerRemove: { file: 'scheduler-remove', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id'] },
+  // Operations on many jobs (lib/engine/dead-letters.ts): pages, bulk moves, purge.
+  page: {
+    file: 'page', queue: true, keys: [], rest: 'the index to page',
+    argv: ['order', 'cursor member', 'cursor score', 'min score', 'max score', 'limit', 'budget', 'error text', 'job name', "'1'"],
+  },
+  purge: {
+    file: 'purge', queue: true, keys: [], rest: 'the index to walk',
+    argv: ['state', 'max finishedAt', 'job name', 'batch', 'budget', 'cursor'],
+  },
+  redriveBulk: { file: 'redrive-bulk', queue: true, keys: ['waitingChildren'], rest: 'two per job', argv: ['reset attempts', 'delay ms'], argvRest: 'job ids' },
+  promoteJobs: { file: 'promote-jobs', queue: true, keys: [], argv: [], argvRest: 'job ids' },
 } as const satisfies Record<string, ScriptDescriptor>;
 
 export type ScriptName = keyof typeof SCRIPTS;

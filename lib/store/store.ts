@@ -149,6 +149,8 @@ export interface QueueLimits {
   readonly groupRateLimit?: RateLimit | null;
   readonly maxWaiting?: number | null;
   readonly maxWaitingPerGroup?: number | null;
+  /** The queue's event stream: false off, { maxLen } its approximate length (default 10,000); null or true back to the default. */
+  readonly events?: boolean | { readonly maxLen: number } | null;
 }
 
 /** A group's own limits over the queue defaults; null falls back to the default. */
@@ -235,6 +237,87 @@ export type CancelOutcome =
 /** Jobs per state (flow parents in 'waiting-children'); `paused` are waiting jobs that may not start (paused queue or name), not counted in `waiting`. */
 export type JobCounts = Record<JobState, number> & { readonly paused: number };
 
+/** The index a page reads: a state's, or the dead letters of a job name and/or a reason. */
+export type PageIndex =
+  | { readonly state: JobState }
+  | { readonly failedBy: { readonly name?: string; readonly reason?: string } };
+
+/** One page of an index: at most `limit` jobs out of at most `budget` entries examined. */
+export interface PageQuery {
+  readonly index: PageIndex;
+  readonly order: 'asc' | 'desc';
+  /** The last entry of the previous page. */
+  readonly after?: { readonly id: string; readonly score: number };
+  /** Score (finishedAt for finished states) bounds, inclusive. */
+  readonly min?: number;
+  readonly max?: number;
+  readonly limit: number;
+  readonly budget: number;
+  /** Case-insensitive text the stored error message must contain. */
+  readonly errorContains?: string;
+  readonly name?: string;
+  /** Ids only: job hashes are not read (unless a filter needs them) nor returned. */
+  readonly idsOnly?: boolean;
+}
+
+export interface Page {
+  readonly ids: string[];
+  /** The jobs of `ids`, in order (empty with idsOnly). */
+  readonly jobs: JobRecord[];
+  /** The last entry examined; where the next page starts. */
+  readonly last?: { readonly id: string; readonly score: number };
+  /** Nothing more in range: no next page. */
+  readonly done: boolean;
+}
+
+export interface PurgeQuery {
+  readonly state: 'completed' | 'failed' | 'cancelled';
+  /** Only jobs finished at or before this time (ms). */
+  readonly finishedBefore?: number;
+  readonly name?: string;
+  /** Jobs removed per script call at most. */
+  readonly batch: number;
+  /** Entries examined per script call at most. */
+  readonly budget: number;
+  /** The last job that stayed in the previous call ('' at first). */
+  readonly cursor: string;
+}
+
+export interface PurgeStep {
+  readonly removed: number;
+  readonly done: boolean;
+  readonly cursor: string;
+}
+
+export interface RedriveManyOutcome {
+  readonly moved: number;
+  /** Moved jobs that report to a flow parent (the store has delivered their notifications when it resolves). */
+  readonly withParent: string[];
+}
+
+/** One entry of a queue's event stream. */
+export interface StoredEvent {
+  readonly id: string;
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** The retained part of a stream: its first entry, the last id written, entries retained and entries ever added. */
+export interface StreamInfo {
+  readonly first: string | null;
+  readonly last: string;
+  readonly length: number;
+  readonly added: number;
+}
+
+/** A reader of one queue's event stream on its own connection (blocking reads must not hold the command connection). */
+export interface EventReader {
+  /** Entries after `after`, waiting up to `blockMs` for one; [] on timeout. Rejects when the connection drops. */
+  read(after: string, count: number, blockMs: number): Promise<StoredEvent[]>;
+  /** null when the stream does not exist (yet). */
+  info(): Promise<StreamInfo | null>;
+  close(): Promise<void>;
+}
+
 /**
  * Storage behind the engine: one method per transition, each one atomic.
  * A second backend implements this interface without touching the engine.
@@ -303,6 +386,17 @@ export interface Store {
   remove(queue: string, id: string): Promise<RemoveOutcome>;
   /** Marks the job as waited for (its finish is published); resolves its state, null when unknown. */
   watch(queue: string, id: string): Promise<JobState | null>;
+
+  // Operations on many jobs and the event stream (lib/engine/dead-letters.ts, queue-events.ts).
+  page(queue: string, query: PageQuery): Promise<Page>;
+  /** One bounded step of a purge; call again with the returned cursor until done. */
+  purge(queue: string, query: PurgeQuery): Promise<PurgeStep>;
+  /** Re-drives the failed jobs among `ids` (others are skipped), in one script call. */
+  redriveMany(queue: string, ids: readonly string[], options: { readonly resetAttempts: boolean; readonly delay: number }): Promise<RedriveManyOutcome>;
+  /** Moves the delayed jobs among `ids` to waiting now; returns how many moved. */
+  promoteJobs(queue: string, ids: readonly string[]): Promise<number>;
+  /** Opens a reader of the queue's event stream on a connection of its own. */
+  openEvents(queue: string): EventReader;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { RedisClientLike } from './redis-client.js';
 import { decodeHash, type RawReply } from './replies.js';
 import { JOB_STATES } from './store.js';
 import { verifySchedulers } from './verify-schedulers.js';
+import { verifyDeadIndexes } from './verify-dead.js';
 
 /**
  * Consistency check of one queue (DESIGN invariant 1): every job id is in
@@ -96,6 +97,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const ring = (await client.sendCommand(['LRANGE', keys.ring, '0', '-1'])) as string[];
   if (new Set(ring).size !== ring.length) problems.push(`the group ring holds a group twice: ${ring.join(', ')}`);
   problems.push(...(await verifySchedulers(client, keys, (pattern) => scan(client, pattern))));
+  problems.push(...(await verifyDeadIndexes(client, keys)));
   return problems;
 }
 

@@ -301,6 +301,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
         end
         local token = workerId .. ':' .. (claims + 1)
         redis.call('HSET', jobKey, 'claims', claims + 1, 'attempt', attempt + 1, 'state', 'active', 'token', token, 'startedAt', now)
+        spool_event(Q, 'active', 'jobId', id, 'attempt', attempt + 1)
         C.active[#C.active + 1] = now + lockMs
         C.active[#C.active + 1] = id
         if pick then

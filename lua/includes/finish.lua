@@ -15,6 +15,8 @@
 --- @include "includes/retention"
 --- @include "includes/wake"
 --- @include "includes/flow"
+--- @include "includes/dead"
+--- @include "includes/events"
 
 -- Out of active (after complete, fail, reap, release, throttle): the lease ends.
 local function spool_leave_active(Q, jobKey, id, keepToken)
@@ -50,14 +52,18 @@ local function spool_finish(Q, jobKey, id, indexKey, state, now, specField)
 end
 
 -- Dead-letter: record why, then finish into the failed index.
+-- Emits failed (next dead) and keeps the dead-letter indexes (includes/dead).
 local function spool_dead_letter(Q, jobKey, id, now, reason, message, stack, code)
   redis.call('HSET', jobKey, 'reason', reason, 'error', message, 'stack', stack, 'code', code)
+  spool_dead_index(Q, jobKey, id, now)
+  spool_event(Q, 'failed', 'jobId', id, 'next', 'dead', 'reason', reason, 'message', spool_event_text(message))
   return spool_finish(Q, jobKey, id, Q.failed, 'failed', now, 'rf')
 end
 
 -- Cancelled: the same path as any terminal state; removeOnFail governs retention.
 local function spool_cancelled(Q, jobKey, id, now)
   redis.call('HDEL', jobKey, 'cancel')
+  spool_event(Q, 'cancelled', 'jobId', id)
   return spool_finish(Q, jobKey, id, Q.cancelled, 'cancelled', now, 'rf')
 end
 
@@ -75,6 +81,7 @@ local function spool_completed(Q, jobKey, id, token, result, now, group, dk, pq,
     spool_wake(Q, 1)
   end
   redis.call('ZADD', Q.completed, now, id)
+  spool_event(Q, 'completed', 'jobId', id, 'size', #result)
   if dk and redis.call('GET', dk) == id then
     redis.call('DEL', dk)
   end

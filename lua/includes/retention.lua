@@ -7,8 +7,13 @@
   The finished job must already be in indexKey (score = finishedAt).
 ]]
 --- @include "includes/flow"
+--- @include "includes/dead"
 
-local function spool_drop_job(Q, id)
+-- dead: the job is a dead letter, which leaves the name/reason indexes with its hash (includes/dead).
+local function spool_drop_job(Q, id, dead)
+  if dead then
+    spool_dead_unindex(Q, Q.jobPrefix .. id, id)
+  end
   redis.call('DEL', Q.jobPrefix .. id, Q.logPrefix .. id)
   -- A dropped parent takes its children bookkeeping with it.
   spool_drop_flow(Q, id)
@@ -25,7 +30,7 @@ local function spool_retain(Q, indexKey, jobKey, id, spec, now)
   local age = tonumber(string.sub(spec, comma + 1))
   if count == 0 then
     redis.call('ZREM', indexKey, id)
-    spool_drop_job(Q, id)
+    spool_drop_job(Q, id, indexKey == Q.failed)
     return true
   end
   if count > 0 then
@@ -34,7 +39,7 @@ local function spool_retain(Q, indexKey, jobKey, id, spec, now)
       if excess > 100 then excess = 100 end
       local old = redis.call('ZPOPMIN', indexKey, excess)
       for i = 1, #old, 2 do
-        spool_drop_job(Q, old[i])
+        spool_drop_job(Q, old[i], indexKey == Q.failed)
       end
     end
   end
@@ -42,7 +47,7 @@ local function spool_retain(Q, indexKey, jobKey, id, spec, now)
     local old = redis.call('ZRANGE', indexKey, '-inf', '(' .. (now - age), 'BYSCORE', 'LIMIT', 0, 100)
     for i = 1, #old do
       redis.call('ZREM', indexKey, old[i])
-      spool_drop_job(Q, old[i])
+      spool_drop_job(Q, old[i], indexKey == Q.failed)
     end
   end
   return redis.call('EXISTS', jobKey) == 0

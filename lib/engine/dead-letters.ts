@@ -1,0 +1,350 @@
+import type { JobRecord, JobState, PageIndex, Store } from '../store/store.js';
+import { InvalidArgumentError } from './errors.js';
+import { Job } from './job.js';
+import { assertKnownKeys, assertPlainObject, describe, nonNegativeNumber, positiveInteger } from './options.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
+
+/**
+ * Why a dead letter died. `error`: the handler threw and no attempt was left;
+ * the others name the cause; a custom error class may record its own reason.
+ */
+export type DeadLetterReason =
+  | 'error'
+  | 'stalled'
+  | 'unrecoverable'
+  | 'deadline'
+  | 'timeout'
+  | 'validation'
+  | 'no-handler'
+  | 'corrupt'
+  | 'payload-too-large'
+  | 'result'
+  | 'child-failed'
+  | (string & {});
+
+/** Which dead letters: every filter given must hold. Name and reason use indexes; errorContains scans. */
+export interface FailedFilter {
+  readonly name?: string;
+  readonly reason?: DeadLetterReason;
+  /** Case-insensitive text in the last error message. */
+  readonly errorContains?: string;
+  /** Dead-lettered at or after / at or before (ms since the epoch, or a Date). */
+  readonly since?: number | Date;
+  readonly until?: number | Date;
+}
+
+export interface FailedQuery extends FailedFilter {
+  /** Jobs per page, 1 to 1,000. Default 50. */
+  readonly limit?: number;
+  /** The cursor of the previous page. */
+  readonly cursor?: string;
+}
+
+/** A page of dead letters, newest first; `cursor` is null on the last page. With errorContains a page may hold fewer than `limit` jobs (the scan is bounded) and still have a cursor. */
+export interface FailedPage<Data = unknown, Result = unknown> {
+  readonly jobs: Job<Data, Result>[];
+  readonly cursor: string | null;
+}
+
+export interface RedriveOptions {
+  /** Attempts and stalls start again from 0. Default true. */
+  readonly resetAttempts?: boolean;
+  /** ms before the re-driven jobs may run (they wait in delayed). Default 0. */
+  readonly delay?: number;
+}
+
+export interface PurgeOptions {
+  /** Only jobs finished at least this many ms ago. */
+  readonly olderThan?: number;
+  readonly name?: string;
+  /** At most this many jobs. */
+  readonly limit?: number;
+}
+
+export type FinishedState = 'completed' | 'failed' | 'cancelled';
+
+/** Jobs to export: a name for any state; for failed also the dead-letter filters. */
+export type ExportFilter = FailedFilter;
+
+/** Jobs by id, or every job a filter matches. */
+export type BulkTarget<F> = readonly string[] | { readonly filter: F };
+
+/** Waiting (ungrouped) or delayed jobs of a name, for bulk cancel. */
+export interface CancelFilter {
+  readonly state: 'waiting' | 'delayed';
+  readonly name?: string;
+}
+
+/** Delayed jobs of a name (all delayed jobs without one), for bulk promote. */
+export interface PromoteFilter {
+  readonly name?: string;
+}
+
+const FILTER_KEYS = ['name', 'reason', 'errorContains', 'since', 'until'];
+const FINISHED: readonly FinishedState[] = ['completed', 'failed', 'cancelled'];
+/** Ids per bulk script call, and entries a filtered scan examines per call: each call stays short. */
+const BATCH = 500;
+const SCAN_BUDGET = 1000;
+/** Purge deletes several keys and writes an event per job: smaller steps keep each call near a few ms. */
+const PURGE_BATCH = 100;
+
+function text(value: unknown, field: string, max: number): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+    throw new InvalidArgumentError(field, `must be a string of 1 to ${max} characters, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function time(value: unknown, field: string): number {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  throw new InvalidArgumentError(field, `must be a Date or ms since the epoch, got ${describe(value)}`);
+}
+
+interface CheckedFilter {
+  readonly name?: string;
+  readonly reason?: string;
+  readonly errorContains?: string;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+function checkFilter(value: unknown, field: string, extra: readonly string[] = []): CheckedFilter {
+  assertPlainObject(value, field);
+  assertKnownKeys(value, [...FILTER_KEYS, ...extra], field);
+  const f: CheckedFilter = {
+    ...(value.name !== undefined && { name: text(value.name, `${field}.name`, 256) }),
+    ...(value.reason !== undefined && { reason: text(value.reason, `${field}.reason`, 128) }),
+    ...(value.errorContains !== undefined && { errorContains: text(value.errorContains, `${field}.errorContains`, 1024) }),
+    ...(value.since !== undefined && { min: time(value.since, `${field}.since`) }),
+    ...(value.until !== undefined && { max: time(value.until, `${field}.until`) }),
+  };
+  if (f.min !== undefined && f.max !== undefined && f.min > f.max) {
+    throw new InvalidArgumentError(`${field}.since`, `is after ${field}.until`, 'swap them');
+  }
+  return f;
+}
+
+function failedIndex(f: CheckedFilter): PageIndex {
+  return { failedBy: { ...(f.name !== undefined && { name: f.name }), ...(f.reason !== undefined && { reason: f.reason }) } };
+}
+
+/**
+ * What a cursor is tied to: the queue, the listing and the filters that pick
+ * the index or the matches. Not since/until: callers compute them from the
+ * clock on every call, and a position is valid under any time window.
+ */
+function scopeOf(queue: string, listing: string, f: CheckedFilter): string {
+  return [queue, listing, f.name ?? '', f.reason ?? '', f.errorContains ?? ''].join('\n');
+}
+
+function ids(value: readonly unknown[], field: string): string[] {
+  return value.map((id, i) => text(id, `${field}[${i}]`, 256));
+}
+
+/**
+ * Operations on many jobs for one queue: dead-letter pages, bulk re-drive,
+ * purge, export, bulk cancel and promote. Every step is a bounded script
+ * call; Queue delegates to it.
+ */
+export class DeadLetters<Data, Result> {
+  constructor(
+    private readonly store: Store,
+    private readonly queue: string,
+    private readonly cancelOne: (id: string) => Promise<'cancelled' | 'cancelling' | 'finished' | 'not-found'>,
+  ) {}
+
+  private job(record: JobRecord): Job<Data, Result> {
+    return new Job<Data, Result>(this.queue, record, undefined, this.store);
+  }
+
+  async getFailed(query: FailedQuery = {}): Promise<FailedPage<Data, Result>> {
+    const f = checkFilter(query, 'getFailed() query', ['limit', 'cursor']);
+    const limit = query.limit === undefined ? 50 : positiveInteger(query.limit, 'getFailed() query.limit', 1000);
+    const scope = scopeOf(this.queue, 'failed', f);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, 'getFailed() query.cursor');
+    const page = await this.store.page(this.queue, {
+      index: failedIndex(f),
+      order: 'desc',
+      ...(after && { after }),
+      ...(f.min !== undefined && { min: f.min }),
+      ...(f.max !== undefined && { max: f.max }),
+      limit,
+      budget: f.errorContains === undefined ? limit : Math.max(limit, SCAN_BUDGET),
+      ...(f.errorContains !== undefined && { errorContains: f.errorContains }),
+    });
+    return {
+      jobs: page.jobs.map((r) => this.job(r)),
+      cursor: page.done || !page.last ? null : encodeCursor(scope, page.last),
+    };
+  }
+
+  /** Ids of every job a filter matches, page by page (ids only), newest first for dead letters. */
+  private async *matching(index: PageIndex, order: 'asc' | 'desc', f: CheckedFilter): AsyncGenerator<string[]> {
+    let after: { id: string; score: number } | undefined;
+    for (;;) {
+      const page = await this.store.page(this.queue, {
+        index,
+        order,
+        ...(after && { after }),
+        ...(f.min !== undefined && { min: f.min }),
+        ...(f.max !== undefined && { max: f.max }),
+        limit: BATCH,
+        budget: SCAN_BUDGET,
+        ...(f.errorContains !== undefined && { errorContains: f.errorContains }),
+        ...(f.name !== undefined && !('failedBy' in index) && { name: f.name }),
+        idsOnly: true,
+      });
+      if (page.ids.length > 0) yield page.ids;
+      if (page.done || !page.last) return;
+      after = page.last;
+    }
+  }
+
+  /**
+   * failed -> waiting for the given dead letters, or for every one a filter
+   * matches, in batches of 500 per script call. Jobs no longer failed are
+   * skipped. Dead letters are walked newest first from where the call began,
+   * so a job that dies again meanwhile is not re-driven twice by one call.
+   */
+  async redrive(target: BulkTarget<FailedFilter>, options: RedriveOptions = {}): Promise<number> {
+    assertPlainObject(options, 'redrive() options');
+    assertKnownKeys(options, ['resetAttempts', 'delay'], 'redrive() options');
+    if (options.resetAttempts !== undefined && typeof options.resetAttempts !== 'boolean') {
+      throw new InvalidArgumentError('redrive() options.resetAttempts', `must be a boolean, got ${describe(options.resetAttempts)}`);
+    }
+    const settings = {
+      resetAttempts: options.resetAttempts ?? true,
+      delay: Math.round(options.delay === undefined ? 0 : nonNegativeNumber(options.delay, 'redrive() options.delay')),
+    };
+    let moved = 0;
+    const apply = async (batch: readonly string[]): Promise<void> => {
+      const outcome = await this.store.redriveMany(this.queue, batch, settings);
+      moved += outcome.moved;
+    };
+    if (Array.isArray(target)) {
+      const list = ids(target, 'redrive() ids');
+      for (let i = 0; i < list.length; i += BATCH) await apply(list.slice(i, i + BATCH));
+      return moved;
+    }
+    const f = checkFilter(filterOf(target, 'redrive()'), 'redrive() filter');
+    for await (const batch of this.matching(failedIndex(f), 'desc', f)) await apply(batch);
+    return moved;
+  }
+
+  /** Deletes finished jobs, oldest first, in short script calls; returns how many. */
+  async purge(state: FinishedState, options: PurgeOptions = {}): Promise<number> {
+    if (!FINISHED.includes(state)) {
+      throw new InvalidArgumentError('purge() state', `must be one of ${FINISHED.join(', ')}, got ${describe(state)}`, 'cancel or wait for jobs that are not finished');
+    }
+    assertPlainObject(options, 'purge() options');
+    assertKnownKeys(options, ['olderThan', 'name', 'limit'], 'purge() options');
+    const olderThan = options.olderThan === undefined ? undefined : nonNegativeNumber(options.olderThan, 'purge() options.olderThan');
+    const name = options.name === undefined ? undefined : text(options.name, 'purge() options.name', 256);
+    const limit = options.limit === undefined ? Infinity : positiveInteger(options.limit, 'purge() options.limit');
+    const finishedBefore = olderThan === undefined ? undefined : Date.now() - olderThan;
+    let removed = 0;
+    let cursor = '';
+    while (removed < limit) {
+      const step = await this.store.purge(this.queue, {
+        state,
+        ...(finishedBefore !== undefined && { finishedBefore }),
+        ...(name !== undefined && { name }),
+        batch: Math.min(PURGE_BATCH, limit - removed),
+        budget: 2 * PURGE_BATCH,
+        cursor,
+      });
+      removed += step.removed;
+      cursor = step.cursor;
+      if (step.done) break;
+    }
+    return removed;
+  }
+
+  /**
+   * Every job in `state` (a filter narrows it), oldest first, as snapshots
+   * read a page at a time: memory stays flat however many jobs there are.
+   */
+  async *exportJobs(state: JobState, filter: ExportFilter = {}): AsyncGenerator<Job<Data, Result>> {
+    const f = checkFilter(filter, 'exportJobs() filter');
+    if (state !== 'failed' && (f.reason !== undefined || f.errorContains !== undefined)) {
+      throw new InvalidArgumentError('exportJobs() filter', `reason and errorContains apply to failed jobs, not ${state}`);
+    }
+    const index: PageIndex = state === 'failed' ? failedIndex(f) : { state };
+    let after: { id: string; score: number } | undefined;
+    for (;;) {
+      const page = await this.store.page(this.queue, {
+        index,
+        order: 'asc',
+        ...(after && { after }),
+        ...(f.min !== undefined && { min: f.min }),
+        ...(f.max !== undefined && { max: f.max }),
+        limit: 100,
+        budget: f.errorContains === undefined && (f.name === undefined || state === 'failed') ? 100 : SCAN_BUDGET,
+        ...(f.errorContains !== undefined && { errorContains: f.errorContains }),
+        ...(f.name !== undefined && state !== 'failed' && { name: f.name }),
+      });
+      for (const record of page.jobs) yield this.job(record);
+      if (page.done || !page.last) return;
+      after = page.last;
+    }
+  }
+
+  /** Cancels the given jobs, or the waiting (ungrouped) or delayed jobs a filter names; returns how many were cancelled or asked to stop. */
+  async cancel(target: BulkTarget<CancelFilter>): Promise<number> {
+    let count = 0;
+    const apply = async (batch: readonly string[]): Promise<void> => {
+      const outcomes = await Promise.all(batch.map((id) => this.cancelOne(id)));
+      count += outcomes.filter((o) => o === 'cancelled' || o === 'cancelling').length;
+    };
+    if (Array.isArray(target)) {
+      const list = ids(target, 'cancel() ids');
+      for (let i = 0; i < list.length; i += 100) await apply(list.slice(i, i + 100));
+      return count;
+    }
+    const raw = filterOf(target, 'cancel()');
+    assertKnownKeys(raw, ['state', 'name'], 'cancel() filter');
+    if (raw.state !== 'waiting' && raw.state !== 'delayed') {
+      throw new InvalidArgumentError('cancel() filter.state', `must be 'waiting' or 'delayed', got ${describe(raw.state)}`, 'cancel active jobs by id');
+    }
+    const name = raw.name === undefined ? undefined : text(raw.name, 'cancel() filter.name', 256);
+    for await (const batch of this.matching({ state: raw.state }, 'asc', name === undefined ? {} : { name })) {
+      for (let i = 0; i < batch.length; i += 100) await apply(batch.slice(i, i + 100));
+    }
+    return count;
+  }
+
+  /** Runs delayed jobs now: the given ones, or every delayed job (of a name); returns how many moved. */
+  async promote(target: BulkTarget<PromoteFilter>): Promise<number> {
+    if (Array.isArray(target)) {
+      const list = ids(target, 'promote() ids');
+      let moved = 0;
+      for (let i = 0; i < list.length; i += BATCH) moved += await this.store.promoteJobs(this.queue, list.slice(i, i + BATCH));
+      return moved;
+    }
+    const raw = filterOf(target, 'promote()');
+    assertKnownKeys(raw, ['name'], 'promote() filter');
+    const name = raw.name === undefined ? undefined : text(raw.name, 'promote() filter.name', 256);
+    let moved = 0;
+    for await (const batch of this.matching({ state: 'delayed' }, 'asc', name === undefined ? {} : { name })) {
+      moved += await this.store.promoteJobs(this.queue, batch);
+    }
+    return moved;
+  }
+}
+
+function filterOf(target: unknown, method: string): Record<string, unknown> {
+  assertPlainObject(target, `${method} target`);
+  assertKnownKeys(target, ['filter'], `${method} target`);
+  const { filter } = target;
+  assertPlainObject(filter, `${method} filter`);
+  return filter;
+}
+
+/**
+ * Snapshots as NDJSON lines (one JSON object and '\n' each), for files:
+ * `await pipeline(Readable.from(toNdjson(queue.exportJobs('failed'))), createWriteStream('dead.ndjson'))`.
+ */
+export async function* toNdjson(items: AsyncIterable<unknown>): AsyncGenerator<string> {
+  for await (const item of items) yield `${JSON.stringify(item)}\n`;
+}

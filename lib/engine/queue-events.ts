@@ -1,0 +1,180 @@
+import { EventEmitter } from 'node:events';
+import type { EventReader, Store } from '../store/store.js';
+import { InvalidArgumentError } from './errors.js';
+import { validateQueueName } from './names.js';
+import { assertKnownKeys, assertPlainObject, describe, positiveInteger } from './options.js';
+import { compareIds, decodeEvent, type EventGap, type QueueEvent, type QueueEventMap, type QueueEventName } from './queue-events-types.js';
+
+export interface QueueEventsOptions {
+  readonly store: Store;
+  /** Where to start: '$' (default) only new events, '0' every event the stream retains, or a stream id to resume after. */
+  readonly from?: string;
+  /** How long one blocking read waits before it checks again, in ms. Default 5,000. */
+  readonly blockMs?: number;
+}
+
+/** What QueueEvents emits: every event by its name, all of them as `event`, trimmed spans as `gap`, read failures as `error`. */
+export type QueueEventsEmitted = { [K in QueueEventName]: [event: QueueEvent<K>] } & {
+  event: [event: QueueEvent];
+  gap: [gap: EventGap];
+  /** A read failed (connection lost); the reader retries on its own and resumes after the last id delivered. */
+  error: [error: Error];
+  closed: [];
+};
+
+const ID = /^\d+(-\d+)?$/;
+const OPTIONS = ['store', 'from', 'blockMs'];
+
+/**
+ * A live view of one queue's event stream: blocking XREAD on a connection
+ * of its own, from the last id it delivered, so a reconnect loses nothing
+ * the stream still holds; when the stream was trimmed past that id it emits
+ * `gap` instead of skipping silently. Every QueueEvents gets every event.
+ *
+ * @example
+ * const events = new QueueEvents('emails', { store });
+ * events.on('failed', (e) => console.log(e.jobId, e.next, e.reason));
+ * for await (const e of events) if (e.event === 'completed') break;
+ */
+export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
+  readonly queueName: string;
+  private readonly reader: EventReader;
+  private readonly blockMs: number;
+  private last: string;
+  /**
+   * How many entries the stream ever had up to `last` (XINFO entries-added
+   * counts them): the stream trims from its head, so events were lost exactly
+   * when more than that many were trimmed. Unknown after an explicit `from`
+   * id until the first gap check; meanwhile any trim past `last` counts as a gap.
+   */
+  private position: number | undefined;
+  private readonly fromStart: boolean;
+  private closed = false;
+  private readonly started: Promise<void>;
+  private readonly loop: Promise<void>;
+
+  constructor(queueName: string, options: QueueEventsOptions) {
+    super();
+    this.queueName = validateQueueName(queueName, 'QueueEvents queue name');
+    assertPlainObject(options, 'QueueEvents options');
+    assertKnownKeys(options, OPTIONS, 'QueueEvents options');
+    if (!options.store) throw new InvalidArgumentError('QueueEvents options.store', 'is required', 'pass a connected RedisStore');
+    const from = options.from ?? '$';
+    if (from !== '$' && !ID.test(from)) {
+      throw new InvalidArgumentError('QueueEvents options.from', `must be '$', '0' or a stream id like 1700000000000-0, got ${describe(from)}`);
+    }
+    this.blockMs = options.blockMs === undefined ? 5000 : positiveInteger(options.blockMs, 'QueueEvents options.blockMs', 60_000);
+    this.reader = options.store.openEvents(this.queueName);
+    this.last = from === '0' ? '0-0' : from;
+    this.fromStart = from === '0';
+    this.started = this.start();
+    this.loop = this.started.then(() => this.run());
+  }
+
+  /** Resolves once the starting position is fixed: events after this are delivered. */
+  async ready(): Promise<void> {
+    await this.started;
+  }
+
+  /** The id of the last event delivered (resume a later reader with `from: lastId`). */
+  get lastId(): string {
+    return this.last;
+  }
+
+  private async start(): Promise<void> {
+    for (let attempt = 0; (this.last === '$' || this.fromStart) && !this.closed; attempt++) {
+      try {
+        const info = await this.reader.info();
+        if (this.fromStart) {
+          // '0' asks for what is retained: what was trimmed before is not a gap.
+          this.position = info ? info.added - info.length : 0;
+          return;
+        }
+        this.last = info?.last ?? '0-0';
+        this.position = info?.added ?? 0;
+      } catch (err) {
+        await this.failed(err, attempt);
+      }
+    }
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.closed) {
+      try {
+        await this.checkGap();
+        const entries = await this.reader.read(this.last, 500, this.blockMs);
+        failures = 0;
+        for (const entry of entries) {
+          if (this.closed) return;
+          this.last = entry.id;
+          if (this.position !== undefined) this.position += 1;
+          const event = decodeEvent(entry);
+          if (!event) continue;
+          // NOTE: the emitter's typing cannot tie a union payload to its own name; decodeEvent did.
+          const emit = this.emit as (name: string, payload: QueueEvent) => boolean;
+          emit.call(this, event.event, event);
+          emit.call(this, 'event', event);
+        }
+      } catch (err) {
+        if (this.closed) return;
+        await this.failed(err, failures++);
+      }
+    }
+  }
+
+  /** Entries after the last one delivered were trimmed: say so, then go on from what is retained. */
+  private async checkGap(): Promise<void> {
+    const info = await this.reader.info();
+    if (!info) return;
+    const trimmed = info.added - info.length;
+    const lost = this.position === undefined ? info.first !== null && compareIds(info.first, this.last) > 0 : trimmed > this.position;
+    if (!lost) return;
+    // Everything before the first retained entry is gone: that is where `last` now stands.
+    this.position = trimmed;
+    // XREAD after `last` now starts at the first retained entry.
+    this.emit('gap', { event: 'gap', after: this.last, resumedAt: info.first });
+  }
+
+  private async failed(err: unknown, attempt: number): Promise<void> {
+    if (this.listenerCount('error') > 0) this.emit('error', err instanceof Error ? err : new Error(String(err)));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** Math.min(attempt, 6), 2000)));
+  }
+
+  /** Every event (and gap) from now until close(), in stream order. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<QueueEvent | EventGap> {
+    const buffer: (QueueEvent | EventGap)[] = [];
+    let wake: (() => void) | undefined;
+    const push = (item: QueueEvent | EventGap): void => {
+      buffer.push(item);
+      wake?.();
+    };
+    const end = (): void => wake?.();
+    this.on('event', push);
+    this.on('gap', push);
+    this.on('closed', end);
+    try {
+      for (;;) {
+        while (buffer.length > 0) yield buffer.shift()!;
+        if (this.closed) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    } finally {
+      this.off('event', push);
+      this.off('gap', push);
+      this.off('closed', end);
+    }
+  }
+
+  /** Stops reading and closes the reader's connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.reader.close();
+    await this.loop.catch(() => undefined);
+    this.emit('closed');
+  }
+}
+
+

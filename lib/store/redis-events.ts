@@ -1,0 +1,89 @@
+import type { RedisClientLike } from './redis-client.js';
+import { ReplyShapeError } from './errors.js';
+import type { EventReader, StoredEvent, StreamInfo } from './store.js';
+
+type Raw = string | number | null | Raw[] | { readonly [key: string]: Raw };
+
+/** Field list (RESP2/Lua) or map (RESP3) as a record. */
+function record(raw: Raw | undefined): Record<string, Raw> {
+  if (Array.isArray(raw)) {
+    const out: Record<string, Raw> = {};
+    for (let i = 0; i + 1 < raw.length; i += 2) out[String(raw[i])] = raw[i + 1]!;
+    return out;
+  }
+  if (raw && typeof raw === 'object') return { ...raw };
+  return {};
+}
+
+function entries(raw: Raw | undefined): StoredEvent[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((entry) => {
+    if (!Array.isArray(entry) || entry.length !== 2) throw new ReplyShapeError('XREAD', 'expected [id, fields] entries');
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(record(entry[1]))) fields[k] = String(v);
+    return { id: String(entry[0]), fields };
+  });
+}
+
+/**
+ * Reads one queue's event stream with blocking XREAD on a connection of its
+ * own (a duplicate of the store's, opened on first use): a blocked read must
+ * not stall the commands of the store.
+ */
+export class RedisEventReader implements EventReader {
+  private opening: Promise<unknown> | undefined;
+  private closed = false;
+
+  constructor(private readonly client: RedisClientLike, private readonly key: string) {
+    // Connection errors surface as rejected reads; the reader retries them.
+    client.on('error', () => undefined);
+    // Named, so an operator (or a test) can tell this connection in CLIENT LIST.
+    client.on('ready', () => {
+      client.sendCommand(['CLIENT', 'SETNAME', `spool-events:${key.replace(/[^\w:{}.-]/g, '_')}`]).catch(() => undefined);
+    });
+  }
+
+  private async open(): Promise<RedisClientLike> {
+    if (!this.client.isOpen) this.opening ??= this.client.connect().finally(() => (this.opening = undefined));
+    if (this.opening) await this.opening;
+    return this.client;
+  }
+
+  async read(after: string, count: number, blockMs: number): Promise<StoredEvent[]> {
+    const client = await this.open();
+    const reply = (await client.sendCommand(['XREAD', 'COUNT', String(count), 'BLOCK', String(blockMs), 'STREAMS', this.key, after])) as Raw;
+    if (reply == null) return [];
+    if (Array.isArray(reply)) {
+      // RESP2: [[key, entries]]
+      const first = reply[0];
+      return Array.isArray(first) ? entries(first[1]) : [];
+    }
+    return entries(record(reply)[this.key]);
+  }
+
+  async info(): Promise<StreamInfo | null> {
+    const client = await this.open();
+    let raw: Raw;
+    try {
+      raw = (await client.sendCommand(['XINFO', 'STREAM', this.key])) as Raw;
+    } catch (err) {
+      if (err instanceof Error && /no such key/i.test(err.message)) return null;
+      throw err;
+    }
+    const info = record(raw);
+    const first = info['first-entry'];
+    return {
+      first: Array.isArray(first) && first.length > 0 ? String(first[0]) : null,
+      last: String(info['last-generated-id'] ?? '0-0'),
+      length: Number(info.length ?? 0),
+      added: Number(info['entries-added'] ?? 0),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // A blocked XREAD would hold a graceful close until it times out.
+    if (this.client.isOpen) this.client.destroy();
+  }
+}

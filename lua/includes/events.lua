@@ -1,0 +1,40 @@
+--[[
+  events: the queue's event stream, written by the script that makes the
+  transition, so an event exists exactly when its transition happened.
+
+  The stream is `{prefix:queue}:events` (built from the meta key, like the
+  flow keys: same hash tag, same slot). Queue meta field `ev` holds the
+  approximate MAXLEN; '0' turns the stream off; absent means 10,000.
+  Every entry has `event` and, for job events, `jobId`; the other fields
+  are per event (lib/engine/queue-events-types.ts lists them).
+]]
+
+-- The stream settings of a queue, read once per script call and kept on Q.
+local function spool_events_on(Q)
+  if Q.evLen == nil then
+    Q.evLen = tonumber(redis.call('HGET', Q.meta, 'ev')) or 10000
+    Q.evKey = string.sub(Q.meta, 1, -5) .. 'events'
+  end
+  return Q.evLen > 0
+end
+
+-- Appends one event: fields after the event name as name, value pairs.
+local function spool_event(Q, event, ...)
+  if spool_events_on(Q) then
+    redis.call('XADD', Q.evKey, 'MAXLEN', '~', Q.evLen, '*', 'event', event, ...)
+  end
+end
+
+-- For scripts without the queue bundle: the Q an event needs, from a job key `{prefix:queue}:job:<id>`.
+local function spool_events_of_job(jobKey)
+  local close = string.find(jobKey, '}', 1, true)
+  return { meta = string.sub(jobKey, 1, close) .. ':meta' }
+end
+
+-- Long texts (error messages, progress) are cut: the stream is for signals, the job hash keeps the whole.
+local function spool_event_text(text)
+  if text and #text > 1024 then
+    return string.sub(text, 1, 1024)
+  end
+  return text or ''
+end

@@ -1,0 +1,165 @@
+import { createClient } from 'redis';
+import { InvalidArgumentError, QueueEvents, UnrecoverableError, type QueueEvent, type EventGap } from '../../lib/index.js';
+import { engineHarness } from '../helpers/harness.js';
+import { redisUrl } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+describe('queue events: a stream written by the transition scripts, read by QueueEvents', () => {
+  const h = engineHarness({ pollInterval: 50 });
+  const readers: QueueEvents[] = [];
+  afterEach(async () => {
+    await Promise.all(readers.splice(0).map((r) => r.close()));
+  });
+
+  function events(queue: string, from?: string): { reader: QueueEvents; got: QueueEvent[]; gaps: EventGap[] } {
+    const reader = new QueueEvents(queue, { store: h.store, blockMs: 200, ...(from && { from }) });
+    readers.push(reader);
+    const got: QueueEvent[] = [];
+    const gaps: EventGap[] = [];
+    reader.on('event', (e) => got.push(e));
+    reader.on('gap', (g) => gaps.push(g));
+    return { reader, got, gaps };
+  }
+
+  const of = (got: QueueEvent[], jobId: string) => got.filter((e) => 'jobId' in e && e.jobId === jobId).map((e) => e.event);
+
+  it('tells a job life: added, active, progress, completed with the result size; retries and dead letters', async () => {
+    const { reader, got } = events('life');
+    await reader.ready();
+    const queue = h.queue<string, string>('life');
+    h.worker<string, string>('life', async (job) => {
+      if (job.data === 'fail') throw new UnrecoverableError('no way');
+      if (job.data === 'retry' && job.attempt === 1) throw new Error('once');
+      await job.updateProgress({ pct: 50 });
+      return 'abcd';
+    });
+    const ok = await queue.add('work', 'ok');
+    const dead = await queue.add('work', 'fail');
+    const retried = await queue.add('work', 'retry', { attempts: 2, backoff: { type: 'fixed', delay: 50 } });
+    await waitFor(() => of(got, retried.id).includes('completed') && of(got, ok.id).includes('completed') && of(got, dead.id).includes('failed'), { message: 'the three jobs finished' });
+    expect(of(got, ok.id)).toEqual(['added', 'active', 'progress', 'completed']);
+    expect(got.find((e) => e.event === 'completed' && e.jobId === ok.id)).toMatchObject({ size: 6 });
+    expect(got.find((e) => e.event === 'progress' && e.jobId === ok.id)).toMatchObject({ progress: { pct: 50 } });
+    expect(got.find((e) => e.event === 'added' && e.jobId === ok.id)).toMatchObject({ name: 'work', state: 'waiting' });
+    expect(of(got, dead.id)).toEqual(['added', 'active', 'failed']);
+    expect(got.find((e) => e.event === 'failed' && e.jobId === dead.id)).toMatchObject({ next: 'dead', reason: 'unrecoverable', message: 'no way' });
+    expect(of(got, retried.id)).toEqual(['added', 'active', 'failed', 'delayed', 'active', 'progress', 'completed']);
+    expect(got.find((e) => e.event === 'failed' && e.jobId === retried.id)).toMatchObject({ next: 'retry', delay: 50 });
+    const ids = got.map((e) => e.id);
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('tells operator moves: paused, resumed, delayed, cancelled, removed, redriven', async () => {
+    const { reader, got } = events('ops');
+    await reader.ready();
+    const queue = h.queue<number>('ops');
+    await queue.pause();
+    await queue.resume();
+    await queue.pause({ names: ['x'] });
+    await queue.resume({ names: ['x'] });
+    const later = await queue.add('x', 1, { delay: 60_000 });
+    await queue.cancel(later.id);
+    await queue.remove(later.id);
+    const dead = await queue.add('y', 2, { deadline: Date.now() + 1 });
+    await waitFor(() => Date.now() > dead.deadline! + 5, { message: 'the deadline to pass' });
+    await h.store.claim('ops', { count: 1, workerId: 'w', lockMs: 1000 });
+    await queue.redrive(dead.id);
+    await waitFor(() => got.length >= 11, { message: 'eleven events' });
+    expect(got.map((e) => e.event)).toEqual(['paused', 'resumed', 'paused', 'resumed', 'added', 'delayed', 'cancelled', 'removed', 'added', 'failed', 'redriven']);
+    expect(got[2]).toMatchObject({ event: 'paused', name: 'x' });
+    expect(got[5]).toMatchObject({ event: 'delayed', jobId: later.id, delay: 60_000 });
+    expect(got[9]).toMatchObject({ event: 'failed', jobId: dead.id, next: 'dead', reason: 'deadline' });
+    expect(got[10]).toMatchObject({ event: 'redriven', jobId: dead.id, state: 'waiting' });
+  });
+
+  it('events: false in the queue settings writes nothing; maxLen keeps the stream near its length', async () => {
+    const queue = h.queue<number>('quiet');
+    await queue.configure({ events: false });
+    expect(await queue.getLimits()).toMatchObject({ events: false });
+    await queue.addBulk(Array.from({ length: 50 }, (_, i) => ({ name: 'n', data: i })));
+    const key = h.store.keysOf('quiet').events;
+    expect(await h.store.command('test').sendCommand(['EXISTS', key])).toBe(0);
+    await queue.configure({ events: { maxLen: 100 } });
+    for (let i = 0; i < 10; i++) await queue.addBulk(Array.from({ length: 100 }, (_, j) => ({ name: 'n', data: j })));
+    const len = Number(await h.store.command('test').sendCommand(['XLEN', key]));
+    expect(len).toBeGreaterThanOrEqual(100);
+    expect(len).toBeLessThan(300);
+    await queue.configure({ events: null });
+    expect(await queue.getLimits()).not.toHaveProperty('events');
+    await expect(queue.configure({ events: { maxLen: 0 } })).rejects.toThrow(InvalidArgumentError);
+  });
+
+  it('every reader gets every event, and the async iterator yields them in order', async () => {
+    const a = events('fan');
+    const b = events('fan');
+    await Promise.all([a.reader.ready(), b.reader.ready()]);
+    const queue = h.queue<number>('fan');
+    const iterated: string[] = [];
+    const iterating = (async () => {
+      for await (const e of a.reader) {
+        if (e.event === 'added') iterated.push(e.jobId);
+        if (iterated.length === 20) return;
+      }
+    })();
+    const added = await queue.addBulk(Array.from({ length: 20 }, (_, i) => ({ name: 'n', data: i })));
+    await waitFor(() => a.got.length === 20 && b.got.length === 20, { message: 'both readers got 20 events' });
+    await iterating;
+    expect(b.got.map((e) => e.id)).toEqual(a.got.map((e) => e.id));
+    expect(iterated).toEqual(added.map((j) => j.id));
+  });
+
+  it('resumes after its connection is killed, from the last id delivered: nothing lost, nothing twice', async () => {
+    const { reader, got } = events('drop');
+    await reader.ready();
+    const queue = h.queue<number>('drop');
+    await queue.add('n', 0);
+    await waitFor(() => got.length === 1, { message: 'first event' });
+    const admin = createClient({ url: redisUrl() });
+    await admin.connect();
+    try {
+      const list = String(await admin.sendCommand(['CLIENT', 'LIST']));
+      const line = list.split('\n').find((l) => l.includes(`name=spool-events:${h.store.keysOf('drop').events}`));
+      expect(line).toBeDefined();
+      const id = /\bid=(\d+)/.exec(line!)![1]!;
+      await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]);
+    } finally {
+      await admin.close();
+    }
+    await queue.addBulk(Array.from({ length: 30 }, (_, i) => ({ name: 'n', data: i + 1 })));
+    await waitFor(() => got.length >= 31, { message: 'the events added while reconnecting', timeout: 10_000 });
+    expect(got).toHaveLength(31);
+    expect(new Set(got.map((e) => e.id)).size).toBe(31);
+  });
+
+  it('emits gap with the ids when the stream was trimmed past the last id delivered', async () => {
+    const queue = h.queue<number>('trim');
+    await queue.configure({ events: { maxLen: 10 } });
+    await queue.add('n', 0);
+    const first = events('trim', '0');
+    await waitFor(() => first.got.length === 1, { message: 'first event' });
+    const last = first.reader.lastId;
+    await first.reader.close();
+    for (let i = 0; i < 20; i++) await queue.addBulk(Array.from({ length: 50 }, (_, j) => ({ name: 'n', data: j })));
+    const again = events('trim', last);
+    await waitFor(() => again.gaps.length === 1 && again.got.length > 0, { message: 'a gap, then events' });
+    expect(again.gaps[0]).toMatchObject({ event: 'gap', after: last, resumedAt: again.got[0]!.id });
+  });
+
+  it('tells flow nodes as added when the flow commits: parent waiting for children, leaves waiting', async () => {
+    const { reader, got } = events('tree');
+    await reader.ready();
+    const { FlowProducer } = await import('../../lib/index.js');
+    const queue = h.queue<number>('tree');
+    const flows = new FlowProducer({ store: h.store, queues: [queue] });
+    const root = await flows.add({ queueName: 'tree', name: 'parent', data: 0, children: [{ queueName: 'tree', name: 'kid', data: 1 }] });
+    await waitFor(() => got.length >= 2, { message: 'two added events' });
+    expect(got.map((e) => e.event === 'added' && `${e.name} ${e.state}`).sort()).toEqual(['kid waiting', 'parent waiting-children']);
+    expect(got.some((e) => 'jobId' in e && e.jobId === root.job.id)).toBe(true);
+  });
+
+  it('refuses bad options', () => {
+    expect(() => new QueueEvents('q', { store: h.store, from: 'yesterday' })).toThrow(/from/);
+    expect(() => new QueueEvents('q', { store: h.store, form: '$' } as never)).toThrow(/did you mean "from"/);
+    expect(() => new QueueEvents('bad name', { store: h.store })).toThrow(InvalidArgumentError);
+  });
+});
