@@ -3,9 +3,12 @@
 // Engine
 export { Queue } from './engine/queue.js';
 export type { QueueOptions, BulkJob, CancelResult, PayloadValidator } from './engine/queue.js';
+export type { JobsPage } from './engine/page.js';
+export { DEFAULT_RETENTION } from './engine/options.js';
 export { Worker } from './engine/worker.js';
 export type { Handler } from './engine/worker.js';
 export type { WorkerOptions } from './engine/worker-options.js';
+export type { FailureLogLevels, LogLevel } from './engine/failure-log.js';
 export type { WorkerEvents, WorkerEventName } from './engine/events.js';
 export { Job, ActiveJob } from './engine/job.js';
 export type { JobError, OnceOptions } from './engine/job.js';
@@ -52,7 +55,7 @@ export {
 
 // Store
 export { RedisStore } from './store/redis-store.js';
-export type { RedisConnection, RedisStoreOptions, ConnectOptions } from './store/redis-store.js';
+export type { RedisConnection, RedisStoreConfig, RedisStoreOptions, ConnectOptions } from './store/redis-store.js';
 export type { RedisClientLike } from './store/redis-client.js';
 export {
   StoreError,

@@ -3,6 +3,7 @@ import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@
 import type { SpoolLogger } from '../logger.js';
 import { SpoolConnections } from './connections.js';
 import { SpoolBootstrapError } from './errors.js';
+import { knownKeys } from './module-options.js';
 import { ModuleFlowProducer } from './module-flow-producer.js';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE } from './module-definition.js';
 import { nestLogger } from './nest-logger.js';
@@ -59,9 +60,7 @@ function registration(item: unknown, at: string): QueueRegistration {
     throw new SpoolBootstrapError(at, 'must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }');
   }
   const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes'];
-  for (const key of Object.keys(item)) {
-    if (!known.includes(key)) throw new SpoolBootstrapError(`${at}.${key}`, 'is not an option', `known options: ${known.join(', ')}`);
-  }
+  knownKeys(item, known, at);
   return item as QueueRegistration;
 }
 

@@ -22,6 +22,8 @@ export interface RedisNotifyOptions {
   /** Runs consume-hint against the command connection. */
   readonly consumeHint: (queue: string, max: number) => Promise<number>;
   readonly logger: SpoolLogger;
+  /** The subscriber connection dropped (once per outage); default: a warning on the logger. */
+  readonly onLost?: (err: Error) => void;
 }
 
 export function parseSched(message: string): SchedMessage | null {
@@ -123,7 +125,10 @@ export class RedisNotify implements NotifyAdapter {
     let failing = false;
     client.on('error', (err: Error) => {
       // One line per outage, not one per reconnect attempt.
-      if (!failing) this.options.logger.warn(`subscriber connection lost: ${err.message}; reconnecting`);
+      if (!failing) {
+        if (this.options.onLost) this.options.onLost(err);
+        else this.options.logger.warn(`subscriber connection lost: ${err.message}; reconnecting`);
+      }
       failing = true;
     });
     client.on('ready', () => {

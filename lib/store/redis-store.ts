@@ -1,5 +1,3 @@
-import { InvalidArgumentError } from '../engine/errors.js';
-import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
 import { randomBytes } from 'node:crypto';
 import { stderrLogger, type SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
@@ -60,19 +58,10 @@ import type {
   Store,
 } from './store.js';
 import { verifyQueue } from './verify.js';
+import { OutageLog } from './outage-log.js';
+import { resolveStoreConfig, type RedisConnection, type RedisStoreConfig, type RedisStoreOptions } from './store-options.js';
 
-/** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
-export type RedisConnection = { readonly url: string } | { readonly client: RedisClientLike };
-
-export interface RedisStoreOptions {
-  /** First part of every key's hash tag: `{prefix:queue}`. Default `spool`. */
-  readonly prefix?: string;
-  readonly logger?: SpoolLogger;
-  /** Refuse to connect (UnsupportedServerError) when maxmemory-policy is not noeviction, instead of warning. Default false. */
-  readonly requireNoEviction?: boolean;
-  /** How long scripts refused with LOADING / BUSY / TRYAGAIN / MASTERDOWN are retried before failing, in ms. Default 10,000. */
-  readonly transientRetryMs?: number;
-}
+export type { RedisConnection, RedisStoreConfig, RedisStoreOptions } from './store-options.js';
 
 export interface ConnectOptions {
   /**
@@ -83,26 +72,12 @@ export interface ConnectOptions {
   readonly wait?: boolean;
 }
 
-const PREFIX_PATTERN = /^[^{}\s]{1,64}$/;
-const STORE_OPTIONS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs'];
-
-/** Typos and wrong shapes fail at construction, like Queue and Worker options, naming the field. */
-function checkStoreArguments(connection: unknown, options: unknown): void {
-  assertPlainObject(connection, 'RedisStore connection');
-  const url = 'url' in connection ? connection.url : undefined;
-  if (!('client' in connection) && typeof url !== 'string') {
-    throw new InvalidArgumentError('RedisStore connection', 'needs a url or a client', "pass { url: 'redis://host:6379' } or { client } (a node-redis client)");
-  }
-  assertPlainObject(options, 'RedisStore options');
-  assertKnownKeys(options, STORE_OPTIONS, 'RedisStore options');
-}
-
 /**
  * Jobs in Redis 7+: every transition is one script of lua/, keys are
  * hash-tagged per queue, wake-ups go through one subscriber connection.
  *
  * @example
- * const store = new RedisStore({ url: 'redis://127.0.0.1:6379' });
+ * const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: 'app' });
  * await store.connect();
  * // ... new Queue('emails', { store }) ...
  * await store.disconnect();
@@ -122,18 +97,24 @@ export class RedisStore implements Store, AsyncDisposable {
   private opening: RedisClientLike | undefined;
   private readonly requireNoEviction: boolean;
 
-  constructor(private readonly connection: RedisConnection, options: RedisStoreOptions = {}) {
-    checkStoreArguments(connection, options);
-    const prefix = options.prefix ?? 'spool';
-    if (!PREFIX_PATTERN.test(prefix)) {
-      throw new InvalidArgumentError('RedisStore options.prefix', `"${prefix}" is invalid`, 'use 1-64 characters without braces or spaces');
-    }
+  private readonly connection: RedisConnection;
+  /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
+  readonly outage: OutageLog;
+
+  /** `new RedisStore({ url, prefix })`; the older `new RedisStore({ url }, { prefix })` means the same. */
+  constructor(config: RedisStoreConfig);
+  constructor(connection: RedisConnection, options?: RedisStoreOptions);
+  constructor(first: RedisStoreConfig, options: RedisStoreOptions = {}) {
+    const config = resolveStoreConfig(first, options);
+    const { connection, prefix } = config;
+    this.connection = connection;
     this.prefix = prefix;
-    this.logger = options.logger ?? stderrLogger;
+    this.logger = config.logger ?? stderrLogger;
+    this.outage = new OutageLog(this.logger, config.outageLogInterval, () => this.client?.isReady === true);
     this.ownsClient = 'url' in connection;
     this.channels = channels(prefix);
-    this.requireNoEviction = options.requireNoEviction ?? false;
-    this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: options.transientRetryMs });
+    this.requireNoEviction = config.requireNoEviction;
+    this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: config.transientRetryMs });
     this.notify = new RedisNotify({
       schedChannel: this.channels.sched,
       owlsChannel: this.channels.owls,
@@ -141,6 +122,7 @@ export class RedisStore implements Store, AsyncDisposable {
       createSubscriber: () => this.command('subscribe').duplicate() as unknown as SubscriberClient,
       consumeHint: (queue, max) => this.consumeHint(queue, max),
       logger: this.logger,
+      onLost: (err) => this.outage.lost(`subscriber connection: ${err.message}`),
     });
   }
 
@@ -161,14 +143,8 @@ export class RedisStore implements Store, AsyncDisposable {
   private async open(wait: boolean): Promise<void> {
     const client = 'url' in this.connection ? createSpoolClient(this.connection.url) : this.connection.client;
     for (const problem of clientOptionProblems(client)) this.logger.warn(`RedisStore client: ${problem}`);
-    let failing = false;
-    const onError = (err: Error): void => {
-      if (!failing) this.logger.warn(`Redis connection lost: ${err.message}; reconnecting`);
-      failing = true;
-    };
-    const onReady = (): void => {
-      failing = false;
-    };
+    const onError = (err: Error): void => this.outage.lost(`connection lost: ${err.message}`);
+    const onReady = (): void => this.outage.recovered();
     if (!client.isOpen) {
       this.opening = client;
       try {
@@ -222,6 +198,7 @@ export class RedisStore implements Store, AsyncDisposable {
   async disconnect(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.outage.close();
     if (this.connecting && this.ownsClient) {
       this.opening?.destroy();
       await this.connecting.catch(() => undefined);

@@ -233,6 +233,12 @@ export type JobCounts = Record<JobState, number> & { readonly paused: number };
 export interface Store {
   readonly notify: NotifyAdapter;
   readonly prefix: string;
+  /**
+   * Where users of the store report calls that failed because the backend is
+   * unreachable: summarized per outage instead of logged one by one. A store
+   * without it leaves such failures to the caller's logger.
+   */
+  readonly outage?: { failed(what: string, err: unknown): void };
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 
