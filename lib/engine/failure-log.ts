@@ -57,7 +57,7 @@ export function logFailure(logger: SpoolLogger, levels: ResolvedFailureLog, queu
   const attempts = `attempt ${job.attempt} of ${job.maxAttempts}`;
   const message = dead
     ? `${what} dead-lettered after ${attempts} (reason: ${failure.reason}): ${failure.message}`
-    : `${what} failed ${attempts} (reason: ${failure.reason}); retrying in ${(Math.max(0, failure.retryDelay) / 1000).toFixed(1)} s: ${failure.message}`;
+    : `${what} failed ${attempts} (reason: ${failure.reason}); retrying in ${duration(failure.retryDelay)}: ${failure.message}`;
   write(logger, at, message);
 }
 
@@ -65,6 +65,11 @@ export function logFailure(logger: SpoolLogger, levels: ResolvedFailureLog, queu
 export function seconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+/** 20 -> "20 ms", 7100 -> "7.1 s". */
+export function duration(ms: number): string {
+  return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : seconds(ms);
 }
 
 export function plural(n: number, noun: string): string {
