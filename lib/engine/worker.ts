@@ -465,7 +465,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private report(err: unknown, context: string): void {
     const error = err instanceof Error ? err : new Error(String(err));
     if (this.listenerCount('error') > 0) this.safeEmit('error', error);
-    else if (this.o.store.outage && isNetworkError(error)) this.o.store.outage.failed(`${context} (queue "${this.queueName}")`, error);
+    else if (this.o.store.outage && isNetworkError(error)) this.o.store.outage.failed(context, error, this.queueName);
     else this.o.logger.error(`worker ${this.id} on queue "${this.queueName}": ${context}`, error);
   }
 

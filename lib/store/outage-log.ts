@@ -26,7 +26,8 @@ function seconds(ms: number): string {
 export class OutageLog {
   private downSince: number | undefined;
   private lastSummary = 0;
-  private readonly failures = new Map<string, number>();
+  /** What failed since the last line: how often, and for which queues. */
+  private readonly failures = new Map<string, { n: number; queues: Set<string> }>();
   private failedInOutage = 0;
   private probe: NodeJS.Timeout | undefined;
 
@@ -55,9 +56,12 @@ export class OutageLog {
   }
 
   /** A call failed because Redis is unreachable: counted into the next summary. */
-  failed(what: string, err: unknown): void {
-    if (this.downSince === undefined) this.lost(`${what}: ${err instanceof Error ? err.message : String(err)}`);
-    this.failures.set(what, (this.failures.get(what) ?? 0) + 1);
+  failed(what: string, err: unknown, queue?: string): void {
+    if (this.downSince === undefined) this.lost(`${what}${queue === undefined ? '' : ` (queue "${queue}")`}: ${err instanceof Error ? err.message : String(err)}`);
+    const entry = this.failures.get(what) ?? { n: 0, queues: new Set<string>() };
+    entry.n += 1;
+    if (queue !== undefined) entry.queues.add(queue);
+    this.failures.set(what, entry);
     this.failedInOutage += 1;
   }
 
@@ -88,14 +92,14 @@ export class OutageLog {
     const now = Date.now();
     if (now - this.lastSummary < this.intervalMs) return;
     this.lastSummary = now;
-    const detail = [...this.failures].map(([what, n]) => `${what} x${n}`).join(', ');
+    const detail = [...this.failures].map(([what, { n, queues }]) => `${what} x${n}${queues.size ? ` (${[...queues].sort().join(', ')})` : ''}`).join('; ');
     this.logger.warn(`Redis still unreachable after ${seconds(now - this.downSince)}: ${this.total()} calls failed since the last line${detail ? ` (${detail})` : ''}`);
     this.failures.clear();
   }
 
   private total(): number {
     let n = 0;
-    for (const count of this.failures.values()) n += count;
+    for (const entry of this.failures.values()) n += entry.n;
     return n;
   }
 }

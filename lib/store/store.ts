@@ -238,7 +238,7 @@ export interface Store {
    * unreachable: summarized per outage instead of logged one by one. A store
    * without it leaves such failures to the caller's logger.
    */
-  readonly outage?: { failed(what: string, err: unknown): void };
+  readonly outage?: { failed(what: string, err: unknown, queue?: string): void };
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 

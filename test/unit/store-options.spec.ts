@@ -22,8 +22,8 @@ describe('RedisStore options: one shape, nothing silently ignored', () => {
     expect(resolveStoreConfig({ url }, { prefix: 'x', requireNoEviction: true })).toEqual(resolveStoreConfig({ url, prefix: 'x', requireNoEviction: true }));
     expect(new RedisStore({ url }, { prefix: 'x' }).prefix).toBe('x');
     // The same value twice is harmless; two values for one key are refused.
-    expect(new RedisStore({ url, prefix: 'x' }, { prefix: 'x' }).prefix).toBe('x');
-    expect(() => new RedisStore({ url, prefix: 'x' }, { prefix: 'y' })).toThrow('RedisStore options.prefix is also given in the connection object');
+    expect(new RedisStore({ url, prefix: 'x' } as never, { prefix: 'x' }).prefix).toBe('x');
+    expect(() => new RedisStore({ url, prefix: 'x' } as never, { prefix: 'y' })).toThrow('RedisStore options.prefix is also given in the connection object');
   });
 
   it.each([
