@@ -13,3 +13,5 @@ export { SpoolBootstrapError, QueueValidationError } from './errors.js';
 export { SpoolExceptionFilter, spoolHttpError, DEFAULT_RETRY_AFTER_SECONDS } from './exception-filter.js';
 export type { SpoolHttpError } from './exception-filter.js';
 export type { DtoClass } from './dto.js';
+export { SpoolHealth } from './health.js';
+export type { SpoolHealthReport, SpoolConnectionHealth } from './health.js';

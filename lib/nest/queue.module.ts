@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { SpoolLogger } from '../logger.js';
 import { SpoolConnections } from './connections.js';
+import { SpoolHealth } from './health.js';
 import { SpoolBootstrapError } from './errors.js';
 import { knownKeys } from './module-options.js';
 import { ModuleFlowProducer } from './module-flow-producer.js';
@@ -38,6 +39,7 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
       inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER],
     },
     { provide: QueueRegistry, useFactory: (c: SpoolConnections) => new QueueRegistry(c), inject: [SpoolConnections] },
+    { provide: SpoolHealth, useFactory: (c: SpoolConnections) => new SpoolHealth(c), inject: [SpoolConnections] },
     {
       provide: SpoolWorkers,
       useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(d, s, r, c, m, l),
@@ -50,7 +52,7 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
     global: true,
     imports: [...(definition.imports ?? []), DiscoveryModule],
     providers: [...(definition.providers ?? []), ...core],
-    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
+    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SpoolHealth, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
   };
 }
 

@@ -220,6 +220,13 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   /** The command connection for one of the store's own calls: Redis being unreachable surfaces as RedisUnavailableError. */
+  /** One PING round trip, in ms, for readiness checks; RedisUnavailableError (or StoreNotConnectedError) when it cannot answer. */
+  async ping(): Promise<number> {
+    const started = performance.now();
+    await this.call('ping()').sendCommand(['PING']);
+    return performance.now() - started;
+  }
+
   private call(what: string): RedisClientLike {
     return mappingUnavailable(this.command(what), what);
   }
