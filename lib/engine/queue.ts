@@ -1,3 +1,4 @@
+import { resolvePage, type JobsPage } from './page.js';
 import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError, PayloadTooLargeError, QueueFullError } from './errors.js';
 import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
@@ -127,9 +128,14 @@ export class Queue<Data = unknown, Result = unknown> {
     return record && new Job<Data, Result>(this.name, record, undefined, this.store);
   }
 
-  /** Jobs in one state, oldest first; start/end are inclusive positions (-1 = last). */
-  async getJobs(state: JobState, start = 0, end = -1): Promise<Job<Data, Result>[]> {
-    const ids = await this.store.listIds(this.name, state, start, end);
+  /**
+   * One page of a state's jobs, oldest first: `{ start, end }` are inclusive
+   * positions (end -1 = the last); the default is the first 100.
+   * `getJobs(state, start, end)` means the same as `{ start, end }`.
+   */
+  async getJobs(state: JobState, page?: JobsPage | number, end?: number): Promise<Job<Data, Result>[]> {
+    const range = resolvePage(page, end);
+    const ids = await this.store.listIds(this.name, state, range.start, range.end);
     const records = await Promise.all(ids.map((id) => this.store.getJob(this.name, id)));
     return records.filter((r): r is JobRecord => r !== null).map((r) => new Job<Data, Result>(this.name, r, undefined, this.store));
   }

@@ -19,6 +19,8 @@ import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
+import { isNetworkError } from '../store/outage-log.js';
+import { logFailure, plural, seconds } from './failure-log.js';
 
 /** Runs one job; what it returns is stored as the job's result (JSON). */
 export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
@@ -289,6 +291,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     } else {
       if (reply.state === 'delayed') this.promoter.arm(failure.retryDelay);
       this.safeEmit('failed', job, error, reply.state === 'failed' ? 'dead' : 'retry');
+      logFailure(this.o.logger, this.o.logFailures, this.queueName, job, failure, reply.state === 'failed');
     }
     this.slotFreed();
   }
@@ -416,8 +419,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
         this.reaper.stop();
       });
       await step('wait for claims in flight', () => this.claimer.settled());
+      if (this.held.size > 0) this.o.logger.log(`worker ${this.id} closing: waiting up to ${seconds(timeout)} for ${plural(this.held.size, 'running job')} of queue "${this.queueName}"`);
       await step('let running jobs finish', () => this.waitEmpty(timeout));
       this.forced = true;
+      if (this.held.size > 0) this.o.logger.warn(`worker ${this.id} closing: ${plural(this.held.size, 'job')} of queue "${this.queueName}" still running after ${seconds(timeout)}; aborting them and handing them back to waiting`);
       await step('hand back the rest', () => Promise.all([...this.held.values()].map((h) => this.handBack(h))));
       await step('stop renewing leases', () => this.leaseKeeper.stop());
       await step('unsubscribe', () => Promise.all(this.unsubscribe.map((off) => off())));
@@ -443,6 +448,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private report(err: unknown, context: string): void {
     const error = err instanceof Error ? err : new Error(String(err));
     if (this.listenerCount('error') > 0) this.safeEmit('error', error);
+    else if (this.o.store.outage && isNetworkError(error)) this.o.store.outage.failed(context, error, this.queueName);
     else this.o.logger.error(`worker ${this.id} on queue "${this.queueName}": ${context}`, error);
   }
 

@@ -11,4 +11,8 @@ export { SpoolWorkers } from './processor-explorer.js';
 export { ModuleFlowProducer } from './module-flow-producer.js';
 export { DEFAULT_CONNECTION, getQueueToken, getQueueEventsToken, getConnectionToken, getFlowProducerToken } from './tokens.js';
 export { SpoolBootstrapError, QueueValidationError } from './errors.js';
+export { SpoolExceptionFilter, spoolHttpError, DEFAULT_RETRY_AFTER_SECONDS } from './exception-filter.js';
+export type { SpoolHttpError } from './exception-filter.js';
 export type { DtoClass } from './dto.js';
+export { SpoolHealth } from './health.js';
+export type { SpoolHealthReport, SpoolConnectionHealth } from './health.js';

@@ -20,6 +20,8 @@ export interface RedisNotifyOptions {
   /** Creates the one subscriber connection, on first use. */
   readonly createSubscriber: () => SubscriberClient;
   readonly logger: SpoolLogger;
+  /** The subscriber connection dropped (once per outage); default: a warning on the logger. */
+  readonly onLost?: (err: Error) => void;
 }
 
 export function parseSched(message: string): SchedMessage | null {
@@ -117,7 +119,10 @@ export class RedisNotify implements NotifyAdapter {
     let failing = false;
     client.on('error', (err: Error) => {
       // One line per outage, not one per reconnect attempt.
-      if (!failing) this.options.logger.warn(`subscriber connection lost: ${err.message}; reconnecting`);
+      if (!failing) {
+        if (this.options.onLost) this.options.onLost(err);
+        else this.options.logger.warn(`subscriber connection lost: ${err.message}; reconnecting`);
+      }
       failing = true;
     });
     client.on('ready', () => {

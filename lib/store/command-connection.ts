@@ -24,8 +24,15 @@ export class CommandConnection {
     private readonly runner: ScriptRunner,
     private readonly logger: SpoolLogger,
     private readonly requireNoEviction: boolean,
+    /** Told when an owned connection drops and when it is back (the store's outage log). */
+    private readonly health: { lost(what: string): void; recovered(): void },
   ) {
     this.ownsClient = 'url' in connection;
+  }
+
+  /** The client is connected and answering (false during an outage). */
+  get ready(): boolean {
+    return this.client?.isReady === true;
   }
 
   get closed(): boolean {
@@ -67,14 +74,8 @@ export class CommandConnection {
   private async open(wait: boolean): Promise<void> {
     const client = 'url' in this.connection ? createSpoolClient(this.connection.url) : this.connection.client;
     for (const problem of clientOptionProblems(client)) this.logger.warn(`RedisStore client: ${problem}`);
-    let failing = false;
-    const onError = (err: Error): void => {
-      if (!failing) this.logger.warn(`Redis connection lost: ${err.message}; reconnecting`);
-      failing = true;
-    };
-    const onReady = (): void => {
-      failing = false;
-    };
+    const onError = (err: Error): void => this.health.lost(`connection lost: ${err.message}`);
+    const onReady = (): void => this.health.recovered();
     if (!client.isOpen) {
       this.opening = client;
       try {

@@ -1,10 +1,9 @@
-import { InvalidArgumentError } from '../common/errors.js';
 import { stderrLogger, type SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { FLOW_SWEEP_GRACE_MS } from './flow-intents.js';
-import { channels, indexKey, PREFIX_PATTERN, PREFIX_RULE, queueKeys, type Channels, type QueueKeys } from './keys.js';
+import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import { RedisFlows } from './redis-flows.js';
 import {
@@ -22,20 +21,21 @@ import type {
 } from './store.js';
 import { verifyQueue } from './verify.js';
 import { RedisSchedulers } from './redis-schedulers.js';
-import { checkStoreArguments, type ConnectOptions, type RedisStoreOptions } from './redis-store-options.js';
+import { OutageLog } from './outage-log.js';
+import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type RedisStoreOptions } from './store-options.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
 import type { EventReader, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 
 export type { RedisConnection } from './command-connection.js';
-export type { ConnectOptions, RedisStoreOptions } from './redis-store-options.js';
+export type { ConnectOptions, RedisStoreConfig, RedisStoreOptions } from './store-options.js';
 
 /**
  * Jobs in Redis 7+: every transition is one script of lua/, keys are
  * hash-tagged per queue, wake-ups go through one subscriber connection.
  *
  * @example
- * const store = new RedisStore({ url: 'redis://127.0.0.1:6379' });
+ * const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: 'app' });
  * await store.connect();
  * // ... new Queue('emails', { store }) ...
  * await store.disconnect();
@@ -56,27 +56,32 @@ export class RedisStore implements Store, AsyncDisposable {
   private readonly flows: RedisFlows;
   private readonly keys = new Map<string, QueueKeys>();
 
-  constructor(connection: RedisConnection, options: RedisStoreOptions = {}) {
-    checkStoreArguments(connection, options);
-    const prefix = options.prefix ?? 'spool';
-    if (!PREFIX_PATTERN.test(prefix)) {
-      throw new InvalidArgumentError('RedisStore options.prefix', `"${prefix}" is invalid`, `use ${PREFIX_RULE}`);
-    }
+  /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
+  readonly outage: OutageLog;
+
+  /** `new RedisStore({ url, prefix })`; the older `new RedisStore({ url }, { prefix })` means the same. */
+  constructor(config: RedisStoreConfig);
+  constructor(connection: RedisConnection, options?: RedisStoreOptions);
+  constructor(first: RedisStoreConfig, options: RedisStoreOptions = {}) {
+    const config = resolveStoreConfig(first, options);
+    const prefix = config.prefix;
     this.prefix = prefix;
-    const logger = options.logger ?? stderrLogger;
+    const logger = config.logger ?? stderrLogger;
+    this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
     this.channels = channels(prefix);
-    this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: options.transientRetryMs });
-    this.connection = new CommandConnection(connection, this.runner, logger, options.requireNoEviction ?? false);
+    this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: config.transientRetryMs });
+    this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage);
     this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
-    this.ownsNotify = options.notify === undefined;
+    this.ownsNotify = config.notify === undefined;
     this.notify =
-      options.notify ??
+      config.notify ??
       new RedisNotify({
         schedChannel: this.channels.sched,
         owlsChannel: this.channels.owls,
         doneChannel: this.channels.done,
         createSubscriber: () => this.command('subscribe').duplicate() as unknown as SubscriberClient,
         logger,
+        onLost: (err) => this.outage.lost(`subscriber connection: ${err.message}`),
       });
   }
 
@@ -92,6 +97,7 @@ export class RedisStore implements Store, AsyncDisposable {
   /** Closes what the store opened: its subscriber, and its client when it created it. Idempotent. */
   async disconnect(): Promise<void> {
     if (this.connection.closed) return;
+    this.outage.close();
     await this.connection.stop();
     if (this.ownsNotify) await this.notify.close();
     await this.connection.close();
@@ -104,6 +110,13 @@ export class RedisStore implements Store, AsyncDisposable {
   /** The command connection; throws a clear error before connect() or after disconnect(). */
   command(what: string): RedisClientLike {
     return this.connection.get(what);
+  }
+
+  /** One PING round trip, in ms, for readiness checks; RedisUnavailableError (or StoreNotConnectedError) when it cannot answer. */
+  async ping(): Promise<number> {
+    const started = performance.now();
+    await this.call('ping()').sendCommand(['PING']);
+    return performance.now() - started;
   }
 
   /** The command connection for one of the store's own calls: Redis being unreachable surfaces as RedisUnavailableError. */

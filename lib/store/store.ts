@@ -329,6 +329,12 @@ export interface Store {
   readonly notify: NotifyAdapter;
   /** Cron and every-N schedulers; a store without them refuses Queue.upsertScheduler(). */
   readonly schedulers?: SchedulerStore;
+  /**
+   * Where users of the store report calls that failed because the backend is
+   * unreachable: summarized per outage instead of logged one by one. A store
+   * without it leaves such failures to the caller's logger.
+   */
+  readonly outage?: { failed(what: string, err: unknown, queue?: string): void };
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 
