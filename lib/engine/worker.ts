@@ -339,12 +339,13 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (this.held.get(held.job.id) === held) {
       this.held.delete(held.job.id);
       this.caps.dropped(held.job.name);
+      // Whatever took the job out (a write, a hand-back, a lost lease), a close waiting for the last one hears it here.
+      if (this.held.size === 0) this.emptied?.();
     }
     if (refill) this.slotFreed();
   }
 
   private slotFreed(): void {
-    if (this.held.size === 0) this.emptied?.();
     if (this.state === 'running') this.claimer.slotFreed();
   }
 
@@ -385,11 +386,15 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   /** Shutdown: abort the job and give it back to waiting, attempt not counted. */
   private async handBack(held: HeldJob<Data, Result>): Promise<void> {
-    if (held.finishing) {
-      await held.writing;
-      return;
+    if (!held.finishing) {
+      held.finishing = true;
+      // Recorded as the job's write, so a second hand-back (the shutdown's last step) waits for this one.
+      held.writing = this.giveBack(held);
     }
-    held.finishing = true;
+    await held.writing;
+  }
+
+  private async giveBack(held: HeldJob<Data, Result>): Promise<void> {
     held.abort(new WorkerClosingError(held.job.id));
     try {
       await this.o.store.release(this.queueName, held.lease);
