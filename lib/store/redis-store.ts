@@ -1,15 +1,16 @@
-import { stderrLogger, type SpoolLogger } from '../logger.js';
+import { stderrLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { FLOW_SWEEP_GRACE_MS } from './flow-intents.js';
-import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
+import { channels, queueKeys, type Channels, type QueueKeys } from './keys.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import { RedisFlows } from './redis-flows.js';
+import * as reads from './redis-reads.js';
 import {
-  decodeAdd, decodeCancel, decodeChildren, decodeClaim, decodeComplete, decodeCount, decodeCounts, decodeExtend,
-  decodeFail, decodeFlag, decodeGroup, decodeHash, decodeJob, decodeLimits, decodeLog, decodePromote, decodeReap,
-  decodeRelease, decodeRedrive, decodeRemove, decodeStrings, decodeWatch, type RawReply,
+  decodeAdd, decodeCancel, decodeClaim, decodeComplete, decodeCount, decodeCounts, decodeExtend,
+  decodeFail, decodeFlag, decodeLog, decodePromote, decodeReap,
+  decodeRelease, decodeRedrive, decodeRemove, decodeWatch, type RawReply,
 } from './replies.js';
 import { addArgs, claimArgs, completeArgs, configureArgs, extendArgs, groupLimitArgs } from './script-args.js';
 import { ScriptRunner } from './script-runner.js';
@@ -239,24 +240,23 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async isPaused(queue: string): Promise<boolean> {
-    return decodeFlag('HEXISTS', (await this.call('isPaused').sendCommand(['HEXISTS', this.keysOf(queue).meta, 'paused'])) as RawReply);
+    return reads.isPaused(this.call('isPaused'), this.keysOf(queue));
   }
 
   async getJob(queue: string, id: string): Promise<JobRecord | null> {
-    const hash = decodeHash((await this.call('getJob').sendCommand(['HGETALL', this.keysOf(queue).job(id)])) as RawReply);
-    return Object.keys(hash).length === 0 ? null : decodeJob(id, hash);
+    return reads.readJob(this.call('getJob'), this.keysOf(queue), id);
   }
 
   async getLogs(queue: string, id: string): Promise<string[]> {
-    return decodeStrings('LRANGE', (await this.call('getLogs').sendCommand(['LRANGE', this.keysOf(queue).logs(id), '0', '-1'])) as RawReply);
+    return reads.readLogs(this.call('getLogs'), this.keysOf(queue), id);
   }
 
   async getOnce(queue: string, key: string): Promise<string | null> {
-    return (await this.call('getOnce').sendCommand(['GET', this.keysOf(queue).once(key)])) as string | null;
+    return reads.readOnce(this.call('getOnce'), this.keysOf(queue), key);
   }
 
   async setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void> {
-    await this.call('setOnce').sendCommand(['SET', this.keysOf(queue).once(key), outcome, 'PX', String(ttlMs)]);
+    await reads.writeOnce(this.call('setOnce'), this.keysOf(queue), key, outcome, ttlMs);
   }
 
   async getCounts(queue: string): Promise<JobCounts> {
@@ -264,26 +264,19 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async pausedNames(queue: string): Promise<string[]> {
-    return decodeStrings('SMEMBERS', (await this.call('pausedNames').sendCommand(['SMEMBERS', this.keysOf(queue).pausedNames])) as RawReply);
+    return reads.readPausedNames(this.call('pausedNames'), this.keysOf(queue));
   }
 
   async getLimits(queue: string): Promise<QueueLimits> {
-    return decodeLimits((await this.call('getLimits').sendCommand(['HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg', 'ev'])) as RawReply);
+    return reads.readLimits(this.call('getLimits'), this.keysOf(queue));
   }
 
   async getGroup(queue: string, group: string): Promise<GroupState> {
-    const k = this.keysOf(queue);
-    const client = this.call('getGroup');
-    const [fields, waiting] = await Promise.all([
-      client.sendCommand(['HMGET', k.group(group), 'paused', 'active', 'cap', 'rl']) as Promise<RawReply>,
-      client.sendCommand(['ZCARD', k.groupWait(group)]) as Promise<RawReply>,
-    ]);
-    return decodeGroup(group, fields, waiting);
+    return reads.readGroup(this.call('getGroup'), this.keysOf(queue), group);
   }
 
   async listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]> {
-    const key = indexKey(this.keysOf(queue), state);
-    return decodeStrings('ZRANGE', (await this.call('listIds').sendCommand(['ZRANGE', key, String(start), String(end)])) as RawReply);
+    return reads.readIds(this.call('listIds'), this.keysOf(queue), state, start, end);
   }
 
   async verify(queue: string): Promise<string[]> {
@@ -325,14 +318,7 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async getChildren(queue: string, id: string): Promise<ChildrenRecord> {
-    const k = this.keysOf(queue);
-    const client = this.call('getChildren');
-    const [pending, results, failures] = await Promise.all([
-      client.sendCommand(['SMEMBERS', k.deps(id)]) as Promise<RawReply>,
-      client.sendCommand(['HGETALL', k.results(id)]) as Promise<RawReply>,
-      client.sendCommand(['HGETALL', k.failures(id)]) as Promise<RawReply>,
-    ]);
-    return decodeChildren(decodeStrings('SMEMBERS', pending), decodeHash(results), decodeHash(failures));
+    return reads.readChildren(this.call('getChildren'), this.keysOf(queue), id);
   }
 
   /** A flow parent dead-lettered because of this child hears that it is back. */
