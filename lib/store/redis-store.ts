@@ -3,8 +3,9 @@ import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { FLOW_SWEEP_GRACE_MS } from './flow-intents.js';
-import { channels, queueKeys, type Channels, type QueueKeys } from './keys.js';
+import { channels, keyCache, type Channels, type QueueKeys } from './keys.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
+import { grantRedisAccess } from './redis-access.js';
 import { RedisFlows } from './redis-flows.js';
 import * as reads from './redis-reads.js';
 import {
@@ -16,7 +17,7 @@ import { addArgs, claimArgs, completeArgs, configureArgs, extendArgs, groupLimit
 import { ScriptRunner } from './script-runner.js';
 import { fixedKeys, SCRIPTS, type ScriptName } from './scripts.js';
 import type {
-  AddBatchOutcome, AddFlowOutcome, ChildrenRecord, DeliverOutcome, NewFlowNode, RedriveOutcome, RemoveOutcome,
+  AddBatchOutcome, AddFlowOutcome, ChildrenRecord, NewFlowNode, RedriveOutcome, RemoveOutcome,
   CancelOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, Failure, FailOutcome, Fetch, GroupLimits, GroupState,
   JobCounts, JobRecord, JobState, Lease, NewJob, PromoteOutcome, QueueLimits, ReapOutcome, ReleaseOutcome, Store,
 } from './store.js';
@@ -55,7 +56,7 @@ export class RedisStore implements Store, AsyncDisposable {
   private readonly runner: ScriptRunner;
   private readonly channels: Channels;
   private readonly flows: RedisFlows;
-  private readonly keys = new Map<string, QueueKeys>();
+  private readonly keys: (queue: string) => QueueKeys;
 
   /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
   readonly outage: OutageLog;
@@ -67,12 +68,14 @@ export class RedisStore implements Store, AsyncDisposable {
     const config = resolveStoreConfig(first, options);
     const prefix = config.prefix;
     this.prefix = prefix;
+    this.keys = keyCache(prefix);
     const logger = config.logger ?? stderrLogger;
     this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
     this.channels = channels(prefix);
     this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: config.transientRetryMs });
     this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage);
     this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
+    grantRedisAccess(this, { command: (what) => this.command(what), keysOf: (queue) => this.keysOf(queue), flows: this.flows });
     this.ownsNotify = config.notify === undefined;
     this.notify =
       config.notify ??
@@ -108,8 +111,8 @@ export class RedisStore implements Store, AsyncDisposable {
     await this.disconnect();
   }
 
-  /** The command connection; throws a clear error before connect() or after disconnect(). */
-  command(what: string): RedisClientLike {
+  /** The command connection; throws a clear error before connect() or after disconnect(). Tests reach it through redisAccess(). */
+  private command(what: string): RedisClientLike {
     return this.connection.get(what);
   }
 
@@ -125,13 +128,8 @@ export class RedisStore implements Store, AsyncDisposable {
     return mappingUnavailable(this.command(what), what);
   }
 
-  keysOf(queue: string): QueueKeys {
-    let keys = this.keys.get(queue);
-    if (!keys) {
-      keys = queueKeys(this.prefix, queue);
-      this.keys.set(queue, keys);
-    }
-    return keys;
+  private keysOf(queue: string): QueueKeys {
+    return this.keys(queue);
   }
 
   private run(name: ScriptName, queue: string, args: readonly (string | number)[], jobId?: string, extraKeys: readonly string[] = []): Promise<RawReply> {
@@ -289,25 +287,6 @@ export class RedisStore implements Store, AsyncDisposable {
    */
   addFlow(nodes: readonly NewFlowNode[], stopAfter?: 'write' | 'decide'): Promise<AddFlowOutcome> {
     return this.flows.add(nodes, stopAfter);
-  }
-
-  /**
-   * Settles the flow adds whose producer stopped between the two steps in
-   * this queue: parts older than `graceMs` follow the flow's decision, which
-   * becomes discard when the producer never made one. Returns how many parts.
-   */
-  sweepFlows(queue: string, graceMs: number = FLOW_SWEEP_GRACE_MS): Promise<number> {
-    return this.flows.sweep(queue, graceMs);
-  }
-
-  /** Delivers the notification a finished child left in its queue's outbox, if any, and on up the tree. Idempotent. */
-  deliverToParent(queue: string, childId: string): Promise<DeliverOutcome> {
-    return this.flows.deliver(queue, childId);
-  }
-
-  /** Delivers up to `limit` notifications left in a queue's outbox (a crash between the two steps); returns how many. */
-  sweepOutbox(queue: string, limit: number): Promise<number> {
-    return this.flows.sweepOutbox(queue, limit);
   }
 
   /** The outbox first; once it is empty, the flow adds a crashed producer left uncommitted. */
