@@ -13,6 +13,8 @@ export type { JobOptions, Retention, StoredJobOptions } from './engine/options.j
 export { MAX_PRIORITY } from './engine/options.js';
 export { backoffDelay, decideRetry } from './engine/backoff.js';
 export { FlowProducer } from './engine/flow-producer.js';
+export { DURATION_BUCKET_BOUNDS_MS } from './engine/metrics.js';
+export type { QueueMetrics, MinuteMetrics, DurationStats } from './engine/metrics.js';
 export type { FlowProducerOptions } from './engine/flow-producer.js';
 export { CHILD_FAILURE_POLICIES } from './engine/flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './engine/flow-types.js';
@@ -97,6 +99,8 @@ export type {
   RedriveOutcome,
   RemoveOutcome,
   DeliverOutcome,
+  MetricsRecord,
+  MinuteRecord,
 } from './store/store.js';
 
 // Notify

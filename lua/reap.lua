@@ -14,12 +14,14 @@
 
   Returns a flat list: id, new state ('waiting', 'failed' or 'cancelled'), ...
   Publishes: owls 'lost\n<queue>\n<id>\n<token>' per job; sched when re-delivered.
+  Metrics: a stall per job, and a dead letter past maxStalled (includes/metrics).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/finish"
 --- @include "includes/wake"
+--- @include "includes/metrics"
 
 local Q = spool_queue()
 local now = spool_now()
@@ -57,6 +59,7 @@ for i = 1, #expired do
         state = 'waiting'
       end
     end
+    spool_metric_reaped(Q, now, state)
     out[#out + 1] = id
     out[#out + 1] = state
   end
