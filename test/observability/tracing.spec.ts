@@ -104,6 +104,23 @@ describe('OpenTelemetry traces across processes', () => {
     for (const span of processed) expect(span.traceId).toBe(checkout.traceId);
   });
 
+  it('runs without @opentelemetry/api installed: nothing loaded, nothing stored', async () => {
+    const fixtures = join(process.cwd(), 'test', 'fixtures');
+    const child = fork(join(fixtures, 'untraced-run.mjs'), [JSON.stringify({ url: redisUrl(), prefix: store.prefix })], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: ['--require', join(fixtures, 'no-otel.cjs')],
+    });
+    const report = await new Promise<{ result: string; tc: string | null; loaded: string[] }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no report within 20 s')), 20_000);
+      child.on('message', (m: { type: string; result: string; tc: string | null; loaded: string[] }) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      child.once('exit', (code) => code !== 0 && reject(new Error(`the fixture exited with ${code}`)));
+    });
+    expect(report).toEqual({ type: 'result', result: 'ran plain', tc: null, loaded: [] });
+  });
+
   it('stores no trace context when no span is active and the SDK is off', async () => {
     await otel.stop();
     const queue = new Queue('untraced', { store });
