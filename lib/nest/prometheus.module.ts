@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { Registry } from 'prom-client';
+import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
 import { SpoolPrometheus } from '../observability/prometheus-collector.js';
 import { QueueRegistry } from './queue-registry.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
@@ -34,6 +35,9 @@ class CollectorLifecycle implements OnApplicationShutdown {
 @Module({})
 export class SpoolPrometheusModule {
   static forRoot(options: SpoolPrometheusModuleOptions = {}): DynamicModule {
+    const given: unknown = options;
+    assertPlainObject(given, 'SpoolPrometheusModule.forRoot() options');
+    assertKnownKeys(given, ['registry', 'prefix', 'connection'], 'SpoolPrometheusModule.forRoot() options');
     const connection = options.connection ?? DEFAULT_CONNECTION;
     return {
       module: SpoolPrometheusModule,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Registry } from 'prom-client';
 import { InvalidArgumentError, UnrecoverableError } from '../../lib/index.js';
-import { SpoolPrometheus } from '../../lib/observability/prometheus.js';
+import { SpoolPrometheus, SpoolPrometheusModule } from '../../lib/observability/prometheus.js';
 import { engineHarness } from '../helpers/harness.js';
 import { parsePromText, sampleValue, type PromFamily } from '../helpers/prom-text.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -80,5 +80,6 @@ describe('SpoolPrometheus (prom-client collector)', () => {
     expect(() => new SpoolPrometheus({ queues: 'emails' } as never)).toThrow(InvalidArgumentError);
     expect(() => new SpoolPrometheus({ queues: [], registry, prefix: '9x' })).toThrow(/options\.prefix/);
     expect(() => new SpoolPrometheus({ queues: [], registry, labels: {} } as never)).toThrow(/labels/);
+    expect(() => SpoolPrometheusModule.forRoot({ registery: registry } as never)).toThrow(/registery/);
   });
 });
