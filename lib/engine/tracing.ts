@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type * as OtelApi from '@opentelemetry/api';
 
 /**
@@ -8,23 +7,32 @@ import type * as OtelApi from '@opentelemetry/api';
  * the handler in a consumer span that continues it. Without the package every
  * hook is a plain call: nothing is loaded, nothing stored.
  *
- * The API is loaded with require, synchronously and once: its globals (tracer
- * provider, propagator, context manager) live on globalThis, so the copy we
- * load sees what the app's SDK registered, CommonJS or ESM.
+ * The API is imported once, lazily, by the first add or handler run (a
+ * dynamic import works from ESM and CommonJS builds alike); after that every
+ * hook reads the cached module synchronously. Its globals (tracer provider,
+ * propagator, context manager) live on globalThis, so the copy we load sees
+ * what the app's SDK registered.
  */
 type Api = typeof OtelApi;
 
 let loaded: Api | null | undefined;
+let loading: Promise<void> | undefined;
 
-function otel(): Api | null {
-  if (loaded === undefined) {
-    try {
-      loaded = createRequire(import.meta.url)('@opentelemetry/api') as Api;
-    } catch {
+function load(): Promise<void> {
+  loading ??= import('@opentelemetry/api').then(
+    (api) => {
+      loaded = api;
+    },
+    () => {
       loaded = null;
-    }
-  }
-  return loaded;
+    },
+  );
+  return loading;
+}
+
+/** The API once loaded; null when absent or not loaded yet. */
+function otel(): Api | null {
+  return loaded ?? null;
 }
 
 const TRACER = 'spool';
@@ -53,6 +61,7 @@ export function captureTraceContext(): string | undefined {
  * jobs store is the span's: the consumer spans become its children.
  */
 export async function inProducerSpan<T>(queue: string, count: number, send: () => Promise<T>): Promise<T> {
+  if (loaded === undefined) await load();
   const api = otel();
   if (!api) return send();
   const attributes: OtelApi.Attributes = {
@@ -67,6 +76,7 @@ export async function inProducerSpan<T>(queue: string, count: number, send: () =
 
 /** Runs a job's handler in a consumer span continuing the context the job carries. */
 export function inConsumerSpan<T>(queue: string, job: TracedJob, run: () => Promise<T> | T): Promise<T> | T {
+  if (loaded === undefined) return load().then(() => inConsumerSpan(queue, job, run));
   const api = otel();
   if (!api) return run();
   const parent = job.traceContext ? api.propagation.extract(api.ROOT_CONTEXT, parseCarrier(job.traceContext)) : api.context.active();

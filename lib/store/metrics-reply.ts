@@ -30,7 +30,9 @@ function decodeMinute(at: number, h: Record<string, string>): MinuteRecord {
   const n = (field: string): number => Number(h[field] ?? 0) || 0;
   const durations: number[] = [];
   for (let k = 0; k < DURATION_BUCKETS; k++) durations.push(n(`h${k}`));
-  return { at, completed: n('c'), failed: n('f'), deadLettered: n('d'), retried: n('r'), stalled: n('s'), durationSum: n('ms'), durations };
+  // Every completion is in one bucket, or in hn when its duration was not measured (lua/includes/metrics).
+  const completed = durations.reduce((a, b) => a + b, n('hn'));
+  return { at, completed, failed: n('f'), deadLettered: n('d'), retried: n('r'), stalled: n('s'), durationSum: n('ms'), durations };
 }
 
 function optionalTime(value: RawReply | undefined): number | null {

@@ -9,11 +9,13 @@
   minutes clean themselves up: the EXPIRE is sent only when a field is
   created (its HINCRBY answers 1), a few times per minute, not per job.
   Fields (all counts):
-    c   completed          f   failed attempts (retried or dead)
-    d   dead-lettered      r   retries scheduled
-    s   stalled (reaped)   ms  sum of completed handlers' durations, ms
-    h<k> completed handlers that ran at most 2^k ms, k = 0..20; h21 longer
-  Cost on the hot path (complete): three HINCRBY.
+    h<k> completed jobs whose handler ran at most 2^k ms, k = 0..20; h21 longer
+    hn  completed jobs without a measured duration
+        (completed = hn + the h<k>: no separate counter on the hot path)
+    ms  sum of the measured durations, ms
+    f   failed attempts (retried or dead)   d   dead-lettered
+    r   retries scheduled                   s   stalled (reaped)
+  Cost on the hot path (complete): two HINCRBY.
 ]]
 
 local SPOOL_METRICS_TTL = 3720
@@ -46,12 +48,13 @@ end
 -- complete: one job completed after its handler ran `duration` ms ('' or negative: not measured).
 local function spool_metric_completed(Q, now, duration)
   local key = spool_metrics_key(Q, now)
-  spool_metric_count(key, 'c')
   local ms = tonumber(duration)
   if ms and ms >= 0 then
     ms = math.ceil(ms)
-    redis.call('HINCRBY', key, 'h' .. spool_duration_bucket(ms), 1)
+    spool_metric_count(key, 'h' .. spool_duration_bucket(ms))
     redis.call('HINCRBY', key, 'ms', ms)
+  else
+    spool_metric_count(key, 'hn')
   end
 end
 

@@ -108,7 +108,7 @@ describe('OpenTelemetry traces across processes', () => {
     const fixtures = join(process.cwd(), 'test', 'fixtures');
     const child = fork(join(fixtures, 'untraced-run.mjs'), [JSON.stringify({ url: redisUrl(), prefix: store.prefix })], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: ['--require', join(fixtures, 'no-otel.cjs')],
+      execArgv: ['--import', join(fixtures, 'no-otel.mjs'), '--require', join(fixtures, 'no-otel.cjs')],
     });
     const report = await new Promise<{ result: string; tc: string | null; loaded: string[] }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no report within 20 s')), 20_000);
