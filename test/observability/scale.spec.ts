@@ -43,7 +43,8 @@ describe('metrics at scale (100,000 retained jobs)', () => {
    * waiting jobs in three priority bands and one group, delayed jobs.
    */
   async function fill(name: string, n: number): Promise<Queue> {
-    const queue = new Queue(name, { store });
+    // Every dead letter retained (the default keeps the newest 10,000).
+    const queue = new Queue(name, { store, defaultJobOptions: { removeOnFail: false } });
     const dead = n / 2;
     const deadline = Date.now() + 200;
     for (let i = 0; i < dead; i += 1000) {
