@@ -1,7 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { Registry } from 'prom-client';
 import { QueueModule } from '../lib/index.js';
+import { SpoolPrometheusModule } from '../lib/observability/prometheus.js';
 import { PickDto, SendEmailDto } from './dto.js';
 import { JobsController } from './jobs.controller.js';
+import { MetricsController } from './metrics.controller.js';
 import { OrdersController } from './orders.controller.js';
 import { EmailProcessor } from './processors/email.processor.js';
 import { OrderProcessor, WarehouseProcessor } from './processors/order.processor.js';
@@ -34,8 +37,10 @@ export class AppModule {
           { name: 'reports', limits: { groupConcurrency: 2, maxWaitingPerGroup: 1000 } },
         ),
         QueueModule.registerFlowProducer(),
+        // GET /metrics; a registry of its own, so two apps in one process (the tests) do not share metrics.
+        SpoolPrometheusModule.forRoot({ registry: new Registry() }),
       ],
-      controllers: [JobsController, OrdersController, ReportsController],
+      controllers: [JobsController, OrdersController, ReportsController, MetricsController],
       providers: [EmailProcessor, OrderProcessor, WarehouseProcessor, ReportProcessor],
     };
   }

@@ -32,6 +32,8 @@ export { recordOf };
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
+import { readMetrics, type QueueMetrics } from './metrics.js';
+import { captureTraceContext, inProducerSpan } from './tracing.js';
 
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
@@ -112,6 +114,11 @@ export class Queue<Data = unknown, Result = unknown> {
   async addBulk(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     this.assertOpen('addBulk');
     if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'must be an array of { name, data, opts }');
+    // With OpenTelemetry: a producer span whose context every job stores (lib/engine/tracing.ts).
+    return inProducerSpan(this.name, jobs.length, () => this.write(jobs));
+  }
+
+  private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
     const batches: NewJob[][] = [];
     for (let i = 0; i < prepared.length; i += BATCH) batches.push(prepared.slice(i, i + BATCH).map((p) => p.job));
@@ -249,6 +256,11 @@ export class Queue<Data = unknown, Result = unknown> {
     return this.store.getCounts(this.name);
   }
 
+  /** Counts, oldest waiting age, delayed lag and the last hour's counters and handler durations per minute (lib/engine/metrics.ts). */
+  getMetrics(): Promise<QueueMetrics> {
+    return readMetrics(this.store, this.name);
+  }
+
   /**
    * Workers everywhere stop claiming from this queue (or, with `names`, jobs
    * of those names); waiting jobs keep their places. Resolves true when the
@@ -350,6 +362,7 @@ export class Queue<Data = unknown, Result = unknown> {
         removeOnComplete: opts.removeOnComplete,
         removeOnFail: opts.removeOnFail,
         group: opts.group,
+        traceContext: captureTraceContext(),
       },
     };
   }

@@ -51,6 +51,7 @@ import type {
   JobRecord,
   JobState,
   Lease,
+  MetricsRecord,
   NewJob,
   PromoteOutcome,
   QueueLimits,
@@ -63,6 +64,7 @@ import { verifyQueue } from './verify.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
 import type { EventReader, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
+import { decodeMetrics } from './metrics-reply.js';
 
 /** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
 export type RedisConnection = { readonly url: string } | { readonly client: RedisClientLike };
@@ -282,8 +284,8 @@ export class RedisStore implements Store, AsyncDisposable {
     return decodeClaim(await this.run('claim', queue, [fetch.workerId, fetch.count, fetch.lockMs, fetch.hinted ? 1 : 0, ...roomArgs(fetch)]));
   }
 
-  async complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome> {
-    const args = [lease.id, lease.token, result, fetch.count, fetch.workerId, fetch.lockMs, ...roomArgs(fetch)];
+  async complete(queue: string, lease: Lease, result: string, fetch: Fetch, durationMs?: number): Promise<CompleteOutcome> {
+    const args = [lease.id, lease.token, result, fetch.count, fetch.workerId, fetch.lockMs, durationMs ?? '', ...roomArgs(fetch)];
     return decodeComplete(await this.run('complete', queue, args, lease.id));
   }
 
@@ -411,6 +413,11 @@ export class RedisStore implements Store, AsyncDisposable {
       cancelled: cancelled!,
       'waiting-children': waitingChildren!,
     };
+  }
+
+  async getMetrics(queue: string): Promise<MetricsRecord> {
+    const [counts, raw] = await Promise.all([this.getCounts(queue), this.run('metrics', queue, [])]);
+    return decodeMetrics(counts, raw);
   }
 
   async pausedNames(queue: string): Promise<string[]> {
@@ -661,6 +668,7 @@ function encodeNode(node: NewFlowNode): Record<string, unknown> {
     rc: job.removeOnComplete,
     rf: job.removeOnFail,
     group: job.group ?? '',
+    tc: job.traceContext ?? '',
     pq: parent?.queue ?? '',
     pid: parent?.id ?? '',
     pol: parent?.policy ?? '',
@@ -696,6 +704,7 @@ export function packAddOptions(job: NewJob): string {
   if (job.removeOnComplete !== '-1,-1') put('rc', job.removeOnComplete);
   if (job.removeOnFail !== '-1,-1') put('rf', job.removeOnFail);
   if (job.group !== undefined && job.group !== '') put('g', job.group);
+  if (job.traceContext !== undefined) put('tc', job.traceContext);
   return differs ? JSON.stringify(x) : '';
 }
 

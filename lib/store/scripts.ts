@@ -38,6 +38,7 @@ export const SCRIPTS = {
   groupLimits: { file: 'group-limits', queue: true, keys: [] },
   configure: { file: 'configure', queue: true, keys: [] },
   counts: { file: 'counts', queue: true, keys: [] },
+  metrics: { file: 'metrics', queue: true, keys: [] },
   extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease' },
   progress: { file: 'progress', queue: false, keys: ['job'] },
   log: { file: 'log', queue: false, keys: ['job', 'logs'] },
