@@ -12,3 +12,5 @@ export { ModuleFlowProducer } from './module-flow-producer.js';
 export { DEFAULT_CONNECTION, getQueueToken, getQueueEventsToken, getConnectionToken, getFlowProducerToken } from './tokens.js';
 export { SpoolBootstrapError, QueueValidationError } from './errors.js';
 export type { DtoClass } from './dto.js';
+export { QueueDashboardModule, QUEUE_DASHBOARD_OPTIONS } from '../dashboard/index.js';
+export type { QueueDashboardOptions, QueueDashboardExtras } from '../dashboard/index.js';

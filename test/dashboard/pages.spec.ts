@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import request from 'supertest';
+import { getQueueToken, QueueDashboardModule, SpoolBootstrapError, type Queue } from '../../lib/index.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { appModule, createHost, csrfOf, HeaderGuard } from './fixture.js';
+
+describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
+  it('refuses to mount actions without a guard, with the fix in the message', async () => {
+    const module = appModule(QueueDashboardModule.forRoot({ path: '/queues' }));
+    const err = await NestFactory.create(module, { logger: false, abortOnError: false }).then(
+      async (app) => {
+        await app.close();
+        return null;
+      },
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SpoolBootstrapError);
+    expect((err as Error).message).toMatch(/has no guard: pass guard: .* or readOnly: true/);
+  });
+
+  it('readOnly mounts without a guard: pages, no action buttons, POST refused', async () => {
+    const app = await createHost({ path: 'ops/queues', readOnly: true });
+    try {
+      const http = request(app.getHttpServer());
+      const page = await http.get('/ops/queues').expect(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+      expect(page.text).toContain('>mail</a>');
+      expect(page.text).toContain('>billing</a>');
+      const q = await http.get('/ops/queues/default/mail?state=waiting').expect(200);
+      expect(q.text).not.toContain('data-action');
+      const { cookie } = csrfOf(page);
+      await http.post('/ops/queues/default/mail/actions').set('cookie', cookie).send({ action: 'pause' }).expect(403);
+      expect(await app.get<Queue>(getQueueToken('mail')).isPaused()).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  for (const platform of ['express', 'fastify'] as const) {
+    describe(`on ${platform}`, () => {
+      let app: INestApplication;
+      let http: ReturnType<typeof request>;
+      let mail: Queue;
+
+      beforeAll(async () => {
+        app = await createHost({ path: '/queues', guard: HeaderGuard, refreshSeconds: 0 }, platform);
+        http = request(app.getHttpServer());
+        mail = app.get<Queue>(getQueueToken('mail'));
+      });
+      afterAll(() => app.close());
+
+      it('serves its assets and guards every page', async () => {
+        await http.get('/queues').expect(403);
+        const css = await http.get('/queues/_assets/app.css').set('x-user', 'ada').expect(200);
+        expect(css.headers['content-type']).toMatch(/text\/css/);
+        await http.get('/queues/_assets/app.js').set('x-user', 'ada').expect(200).expect('content-type', /javascript/);
+        await http.get('/queues/default/nope').set('x-user', 'ada').expect(404);
+      });
+
+      it('renders job data escaped', async () => {
+        const job = await mail.add('send', { html: '<script>alert(1)</script>', quote: `"'` }, { delay: 60_000 });
+        const res = await http.get(`/queues/default/mail/jobs/${job.id}`).set('x-user', 'ada').expect(200);
+        expect(res.text).not.toContain('<script>alert(1)</script>');
+        expect(res.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+        expect(res.text.match(/<script/g)).toHaveLength(1); // the module's own app.js only
+      });
+
+      it('runs an action with the page token and refuses it without', async () => {
+        const delayed = await mail.add('send', { n: 1 }, { delay: 60_000 });
+        const page = await http.get('/queues/default/mail?state=delayed').set('x-user', 'ada').expect(200);
+        const { cookie, token } = csrfOf(page);
+        expect(token).not.toBe('');
+        const body = { action: 'promote', ids: [delayed.id] };
+        await http.post('/queues/default/mail/actions').set('cookie', cookie).send(body).expect(403); // guard: no user
+        await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).send(body).expect(403); // no token
+        await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', `${token}x`).send(body).expect(403);
+        expect((await mail.getJob(delayed.id))!.state).toBe('delayed');
+        const ok = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send(body).expect(200);
+        expect(ok.body).toEqual({ message: 'Promoted 1 job of mail' });
+        expect((await mail.getJob(delayed.id))!.state).toBe('waiting');
+        // Bad input comes back as a 400 naming the problem; GET never changes anything.
+        const bad = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'explode' }).expect(400);
+        expect(bad.body.message).toMatch(/action must be one of/);
+        await http.get('/queues/default/mail/actions').set('x-user', 'ada').expect(404);
+      });
+
+      it('pauses and resumes the queue and a job name', async () => {
+        const page = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
+        const { cookie, token } = csrfOf(page);
+        const post = (body: object) => http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send(body).expect(200);
+        await post({ action: 'pause', names: ['send'] });
+        expect(await mail.pausedNames()).toEqual(['send']);
+        const shown = await http.get('/queues').set('x-user', 'ada').expect(200);
+        expect(shown.text).toContain('1 name paused');
+        await post({ action: 'resume', names: ['send'] });
+        await post({ action: 'pause' });
+        expect(await mail.isPaused()).toBe(true);
+        await post({ action: 'resume' });
+        await waitFor(async () => !(await mail.isPaused()), { message: 'queue resumed' });
+      });
+    });
+  }
+});
