@@ -23,12 +23,17 @@ function withPages(definition: DynamicModule, path: string | undefined): Dynamic
       ...(definition.providers ?? []),
       {
         provide: DashboardService,
-        useFactory: (options: unknown, registry: QueueRegistry, connections: SpoolConnections) => {
-          validateDashboardOptions(options);
-          if (options.guard === undefined) {
-            new Logger('SpoolDashboard').warn(`the read-only dashboard at ${base} has no guard: anyone who reaches the app can read job data there (pass guard: to QueueDashboardModule.forRoot)`);
+        useFactory: async (options: unknown, registry: QueueRegistry, connections: SpoolConnections) => {
+          try {
+            validateDashboardOptions(options);
+            if (options.guard === undefined) {
+              new Logger('SpoolDashboard').warn(`the read-only dashboard at ${base} has no guard: anyone who reaches the app can read job data there (pass guard: to QueueDashboardModule.forRoot)`);
+            }
+            return new DashboardService(options, registry, connections, base);
+          } catch (err) {
+            // The app will not start: close the connections QueueModule already opened.
+            return connections.abandon(err);
           }
-          return new DashboardService(options, registry, connections, base);
         },
         inject: [DASHBOARD_OPTIONS, QueueRegistry, SpoolConnections],
       },
