@@ -23,10 +23,6 @@ export { CHILD_FAILURE_POLICIES } from './flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './flow-types.js';
 export type { WaitOptions } from './wait-finished.js';
 export { toNdjson } from './dead-letters.js';
-export { QueueEvents } from './queue-events.js';
-export type { QueueEventsOptions, QueueEventsEmitted } from './queue-events.js';
-export { QUEUE_EVENT_NAMES } from './queue-events-types.js';
-export type { QueueEvent, QueueEventMap, QueueEventName, EventGap } from './queue-events-types.js';
 export type {
   DeadLetterReason,
   FailedFilter,
@@ -40,6 +36,10 @@ export type {
   CancelFilter,
   PromoteFilter,
 } from './dead-letters.js';
+export { QueueEvents } from './queue-events.js';
+export type { QueueEventsOptions, QueueEventsEmitted } from './queue-events.js';
+export { QUEUE_EVENT_NAMES } from './queue-events-types.js';
+export type { QueueEvent, QueueEventMap, QueueEventName, EventGap } from './queue-events-types.js';
 export {
   DuplicateJobIdError,
   UnknownQueueError,
