@@ -23,17 +23,12 @@ function withPages(definition: DynamicModule, path: string | undefined): Dynamic
       ...(definition.providers ?? []),
       {
         provide: DashboardService,
-        useFactory: async (options: unknown, registry: QueueRegistry, connections: SpoolConnections) => {
-          try {
-            validateDashboardOptions(options);
-            if (options.guard === undefined) {
-              new Logger('SpoolDashboard').warn(`the read-only dashboard at ${base} has no guard: anyone who reaches the app can read job data there (pass guard: to QueueDashboardModule.forRoot)`);
-            }
-            return new DashboardService(options, registry, connections, base);
-          } catch (err) {
-            // The app will not start: close the connections QueueModule already opened.
-            return connections.abandon(err);
+        useFactory: (options: unknown, registry: QueueRegistry, connections: SpoolConnections) => {
+          validateDashboardOptions(options);
+          if (options.guard === undefined) {
+            new Logger('SpoolDashboard').warn(`the read-only dashboard at ${base} has no guard: anyone who reaches the app can read job data there (pass guard: to QueueDashboardModule.forRoot)`);
           }
+          return new DashboardService(options, registry, connections, base);
         },
         inject: [DASHBOARD_OPTIONS, QueueRegistry, SpoolConnections],
       },
@@ -53,6 +48,9 @@ function withPages(definition: DynamicModule, path: string | undefined): Dynamic
 @Module({})
 export class QueueDashboardModule extends DashboardModuleClass {
   static override forRoot(options: typeof DASHBOARD_OPTIONS_TYPE): DynamicModule {
+    // NOTE: checked here too (not only in the provider at bootstrap), so a
+    // dashboard without a guard is refused before any connection opens.
+    validateDashboardOptions(options);
     return withPages(super.forRoot(options), options.path);
   }
 
