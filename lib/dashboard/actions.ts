@@ -1,5 +1,6 @@
 import { BadRequestException, Logger } from '@nestjs/common';
-import { SpoolError } from '../engine/errors.js';
+import { InvalidArgumentError } from '../engine/errors.js';
+import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from '../engine/flow-errors.js';
 import type { Queue } from '../engine/queue.js';
 import type { FinishedState } from '../engine/dead-letters.js';
 import { jobs } from './views/format.js';
@@ -22,6 +23,14 @@ function bad(message: string): BadRequestException {
   return new BadRequestException(message);
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw bad('filter must be JSON of { name?, errorContains? }');
+  }
+}
+
 /** Checks the body's shape; the engine checks the values (and answers with typed errors). */
 export function parseAction(body: unknown): ActionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the body must be a JSON object { action, ids?, filter?, state?, names? }');
@@ -39,7 +48,7 @@ export function parseAction(body: unknown): ActionRequest {
   const names = strings(b.names, 'names');
   let filter: ActionRequest['filter'];
   if (b.filter !== undefined) {
-    const f: unknown = typeof b.filter === 'string' ? JSON.parse(b.filter) : b.filter;
+    const f = typeof b.filter === 'string' ? parseJson(b.filter) : b.filter;
     if (typeof f !== 'object' || f === null || Object.keys(f).some((k) => k !== 'name' && k !== 'errorContains')) throw bad('filter must be { name?, errorContains? }');
     filter = f as ActionRequest['filter'];
   }
@@ -81,7 +90,8 @@ export async function runAction(queue: Queue, a: ActionRequest): Promise<string>
     }
   } catch (err) {
     // Bad input and refused transitions (not finished, children pending...) come back as typed engine errors.
-    if (err instanceof SpoolError) throw bad(err.message);
+    const refused = [InvalidArgumentError, JobNotFinishedError, JobNotFailedError, JobNotFoundError, ChildrenPendingError];
+    if (refused.some((type) => err instanceof type)) throw bad((err as Error).message);
     throw err;
   }
 }

@@ -78,6 +78,10 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         // Bad input comes back as a 400 naming the problem; GET never changes anything.
         const bad = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'explode' }).expect(400);
         expect(bad.body.message).toMatch(/action must be one of/);
+        const badFilter = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'redrive', filter: '{' }).expect(400);
+        expect(badFilter.body.message).toMatch(/filter must be JSON/);
+        const notFinished = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'remove', ids: [delayed.id] }).expect(400);
+        expect(notFinished.body.message).toMatch(new RegExp(delayed.id));
         await http.get('/queues/default/mail/actions').set('x-user', 'ada').expect(404);
       });
 
