@@ -94,7 +94,9 @@ export class DashboardReader {
   private async positional(queue: Queue, state: JobState, offset: number, total: number): Promise<Job[]> {
     if (offset >= total) return [];
     if (state === 'completed' || state === 'failed' || state === 'cancelled') {
-      const jobs = await queue.getJobs(state, -(offset + PAGE_SIZE + 1), -(offset + 1));
+      // Positions from the count (getJobs takes no negative start): the newest job is at total - 1.
+      const end = total - offset - 1;
+      const jobs = await queue.getJobs(state, Math.max(0, end - PAGE_SIZE), end);
       return jobs.reverse();
     }
     return queue.getJobs(state, offset, offset + PAGE_SIZE);

@@ -85,6 +85,27 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         await http.get('/queues/default/mail/actions').set('x-user', 'ada').expect(404);
       });
 
+      it('pages a finished state newest first and searches by name and id', async () => {
+        const billing = app.get<Queue>(getQueueToken('billing'));
+        const added = await billing.addBulk(Array.from({ length: 30 }, (_, i) => ({ name: i % 3 ? 'invoice' : 'refund', data: i, opts: { delay: 60_000 } })));
+        for (const job of added) await billing.cancel(job.id); // cancelled in order: the last added is the newest
+        const ids = (html: string): string[] => [...html.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]!);
+        const first = await http.get('/queues/default/billing?state=cancelled').set('x-user', 'ada').expect(200);
+        expect(ids(first.text)).toEqual(added.slice(5).reverse().map((j) => j.id));
+        expect(first.text).toContain('1–25 of 30');
+        expect(first.text).toContain('Purge all 30');
+        const next = /<a href="([^"]+)">next →<\/a>/.exec(first.text)![1]!.replace(/&amp;/g, '&');
+        const second = await http.get(next).set('x-user', 'ada').expect(200);
+        expect(ids(second.text)).toEqual(added.slice(0, 5).reverse().map((j) => j.id));
+        const refunds = await http.get('/queues/default/billing?state=cancelled&name=refund').set('x-user', 'ada').expect(200);
+        expect(ids(refunds.text)).toHaveLength(10);
+        expect(refunds.text).toContain('Purge all 10');
+        const byId = await http.get(`/queues/default/billing?id=${added[7]!.id}`).set('x-user', 'ada').expect(303);
+        expect(byId.headers.location).toBe(`/queues/default/billing/jobs/${added[7]!.id}`);
+        const missing = await http.get('/queues/default/billing?id=nope&state=cancelled').set('x-user', 'ada').expect(200);
+        expect(missing.text).toContain('No job with id &quot;nope&quot; in billing.');
+      });
+
       it('pauses and resumes the queue and a job name', async () => {
         const page = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
         const { cookie, token } = csrfOf(page);
