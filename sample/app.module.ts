@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Registry } from 'prom-client';
-import { QueueModule } from '../lib/index.js';
+import { QueueDashboardModule, QueueModule } from '../lib/index.js';
+import { DashboardGuard } from './dashboard-guard.js';
 import { SpoolPrometheusModule } from '../lib/observability/prometheus.js';
 import { PickDto, SendEmailDto } from './dto.js';
 import { HealthController } from './health.controller.js';
@@ -41,6 +42,8 @@ export class AppModule {
         QueueModule.registerFlowProducer(),
         // GET /metrics; a registry of its own, so two apps in one process (the tests) do not share metrics.
         SpoolPrometheusModule.forRoot({ registry: new Registry() }),
+        // Operator pages at /queues, behind basic auth (sample/dashboard-guard.ts).
+        QueueDashboardModule.forRoot({ path: '/queues', guard: DashboardGuard }),
       ],
       controllers: [JobsController, OrdersController, ReportsController, HealthController, MetricsController],
       providers: [EmailProcessor, OrderProcessor, WarehouseProcessor, ReportProcessor],

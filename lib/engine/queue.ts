@@ -217,6 +217,11 @@ export class Queue<Data = unknown, Result = unknown> {
     return this.many.exportJobs(state, filter);
   }
 
+  /** How many jobs of a state a filter (name; for failed also reason, error text, time) matches; getCounts()[state] without one. */
+  countJobs(state: JobState, filter?: ExportFilter): Promise<number> {
+    return this.many.count(state, filter);
+  }
+
   /** Runs delayed jobs now: these ids, or every delayed job (of a name). Resolves how many moved. */
   promote(target: BulkTarget<PromoteFilter>): Promise<number> {
     return this.many.promote(target);
