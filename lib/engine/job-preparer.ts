@@ -4,6 +4,7 @@ import { IdGenerator } from './ids.js';
 import { encodeJson } from './json.js';
 import { assertPlainObject, describe } from '../common/validation.js';
 import { normalizeJobOptions, storedOptions, type JobOptions } from './options.js';
+import { captureTraceContext } from './tracing.js';
 
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
@@ -72,6 +73,7 @@ export class JobPreparer<Data> {
         removeOnComplete: opts.removeOnComplete,
         removeOnFail: opts.removeOnFail,
         group: opts.group,
+        traceContext: captureTraceContext(),
       },
     };
   }

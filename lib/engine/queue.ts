@@ -20,7 +20,7 @@ import { JobPreparer, type BulkJob, type PayloadValidator } from './job-preparer
 import { checkOptions } from '../common/validation.js';
 import type { JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
-import { recordOf } from './record.js';
+import { addedJob, recordOf } from './record.js';
 
 export { recordOf };
 export type { BulkJob, PayloadValidator };
@@ -29,6 +29,8 @@ import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
 import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
 import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
+import { readMetrics, type QueueMetrics } from './metrics.js';
+import { inProducerSpan } from './tracing.js';
 
 export interface QueueOptions {
   readonly store: Store;
@@ -87,6 +89,11 @@ export class Queue<Data = unknown, Result = unknown> {
   async addBulk(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     this.assertOpen('addBulk');
     if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'must be an array of { name, data, opts }');
+    // With OpenTelemetry: a producer span whose context every job stores (lib/engine/tracing.ts).
+    return inProducerSpan(this.name, jobs.length, () => this.write(jobs));
+  }
+
+  private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
     const batches: NewJob[][] = [];
     for (let i = 0; i < prepared.length; i += BATCH) batches.push(prepared.slice(i, i + BATCH).map((p) => p.job));
@@ -97,7 +104,7 @@ export class Queue<Data = unknown, Result = unknown> {
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
       outcomes.push(...reply.jobs);
     }
-    return outcomes.map((outcome, i) => this.toJob(outcome, prepared[i]!.job, jobs[i]!.data));
+    return outcomes.map((outcome, i) => addedJob<Data, Result>(this.name, this.store, outcome, prepared[i]!.job, jobs[i]!.data));
   }
 
   async getJob(id: string): Promise<Job<Data, Result> | null> {
@@ -187,6 +194,11 @@ export class Queue<Data = unknown, Result = unknown> {
     return this.many.exportJobs(state, filter);
   }
 
+  /** How many jobs of a state a filter (name; for failed also reason, error text, time) matches; getCounts()[state] without one. */
+  countJobs(state: JobState, filter?: ExportFilter): Promise<number> {
+    return this.many.count(state, filter);
+  }
+
   /** Runs delayed jobs now: these ids, or every delayed job (of a name). Resolves how many moved. */
   promote(target: BulkTarget<PromoteFilter>): Promise<number> {
     return this.many.promote(target);
@@ -224,6 +236,11 @@ export class Queue<Data = unknown, Result = unknown> {
 
   getCounts(): Promise<JobCounts> {
     return this.store.getCounts(this.name);
+  }
+
+  /** Counts, oldest waiting age, delayed lag and the last hour's counters and handler durations per minute (lib/engine/metrics.ts). */
+  getMetrics(): Promise<QueueMetrics> {
+    return readMetrics(this.store, this.name);
   }
 
   /**
@@ -323,19 +340,5 @@ export class Queue<Data = unknown, Result = unknown> {
   /** @internal Checks and encodes one job with this queue's defaults and validator (FlowProducer uses it too). */
   prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
     return this.preparer.prepare(job, at);
-  }
-
-  private toJob(outcome: AddOutcome, sent: NewJob, data: Data): Job<Data, Result> {
-    if (!outcome.created) {
-      if (outcome.existing) return new Job<Data, Result>(this.name, outcome.existing, undefined, this.store);
-      // The dedup window outlived its job: report the id the window names.
-      return new Job<Data, Result>(this.name, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, this.store);
-    }
-    return new Job<Data, Result>(
-      this.name,
-      { ...recordOf(sent, outcome.createdAt, outcome.runAt), state: outcome.state },
-      { value: data },
-      this.store,
-    );
   }
 }
