@@ -62,6 +62,7 @@ import type {
 import { verifyQueue } from './verify.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
+import { scanQueueNames } from './scan-queues.js';
 import type { EventReader, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 
 /** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
@@ -623,6 +624,10 @@ export class RedisStore implements Store, AsyncDisposable {
 
   openEvents(queue: string): EventReader {
     return new RedisEventReader(this.command('openEvents').duplicate(), this.keysOf(queue).events);
+  }
+
+  listQueues(): Promise<string[]> {
+    return scanQueueNames(this.call('listQueues'), this.prefix);
   }
 }
 
