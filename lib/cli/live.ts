@@ -49,6 +49,8 @@ async function tail(ctx: Context, cmd: Command): Promise<void> {
       seen++;
       process.stdout.write(ctx.json ? `${JSON.stringify(next.value)}\n` : `${eventLine(next.value)}\n`);
     }
+    // close() first: it wakes the iterator's pending next(), which a return() would wait behind.
+    await events.close();
     await iterator.return(undefined);
   } finally {
     stop.dispose();
