@@ -22,10 +22,6 @@ export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './f
 export type { WaitOptions } from './wait-finished.js';
 export { toNdjson } from './dead-letters.js';
 export { listQueues } from './list-queues.js';
-export { QueueEvents } from './queue-events.js';
-export type { QueueEventsOptions, QueueEventsEmitted } from './queue-events.js';
-export { QUEUE_EVENT_NAMES } from './queue-events-types.js';
-export type { QueueEvent, QueueEventMap, QueueEventName, EventGap } from './queue-events-types.js';
 export type {
   DeadLetterReason,
   FailedFilter,
@@ -39,6 +35,10 @@ export type {
   CancelFilter,
   PromoteFilter,
 } from './dead-letters.js';
+export { QueueEvents } from './queue-events.js';
+export type { QueueEventsOptions, QueueEventsEmitted } from './queue-events.js';
+export { QUEUE_EVENT_NAMES } from './queue-events-types.js';
+export type { QueueEvent, QueueEventMap, QueueEventName, EventGap } from './queue-events-types.js';
 export {
   DuplicateJobIdError,
   UnknownQueueError,

@@ -6,7 +6,7 @@ import type { RedisClientLike } from './redis-client.js';
  * every failed job sits in its name, reason and name+reason index, and every
  * index entry is a failed job of that name and reason. Part of verify().
  */
-export async function verifyDeadIndexes(client: RedisClientLike, keys: QueueKeys, scan: (pattern: string) => Promise<string[]>): Promise<string[]> {
+export async function verifyDeadIndexes(client: RedisClientLike, keys: QueueKeys): Promise<string[]> {
   const problems: string[] = [];
   const expected = new Map<string, Set<string>>();
   const failed = (await client.sendCommand(['ZRANGE', keys.failed, '0', '-1'])) as string[];
@@ -16,8 +16,9 @@ export async function verifyDeadIndexes(client: RedisClientLike, keys: QueueKeys
       expected.set(key, (expected.get(key) ?? new Set()).add(id));
     }
   }
-  const base = keys.deadByName('').slice(0, -'n:'.length);
-  const present = await scan(`${base}*`);
+  // Every index key the scripts ever used (lua/includes/dead keeps the set): no SCAN of the keyspace.
+  const present = (await client.sendCommand(['SMEMBERS', keys.deadByName('').slice(0, -'n:'.length) + 'keys'])) as string[];
+  for (const key of expected.keys()) if (!present.includes(key)) problems.push(`${key} is missing from the set of dead-letter index keys`);
   for (const key of new Set([...present, ...expected.keys()])) {
     const members = new Set((await client.sendCommand(['ZRANGE', key, '0', '-1'])) as string[]);
     const want = expected.get(key) ?? new Set<string>();

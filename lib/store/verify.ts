@@ -95,7 +95,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   for (const gid of activeByGroup.keys()) problems.push(`group ${gid} has active jobs but is not in the groups set`);
   const ring = (await client.sendCommand(['LRANGE', keys.ring, '0', '-1'])) as string[];
   if (new Set(ring).size !== ring.length) problems.push(`the group ring holds a group twice: ${ring.join(', ')}`);
-  problems.push(...(await verifyDeadIndexes(client, keys, (pattern) => scan(client, pattern))));
+  problems.push(...(await verifyDeadIndexes(client, keys)));
   return problems;
 }
 

@@ -7,6 +7,7 @@
     {prefix:queue}:dl:n:<name>              failed jobs of a name (zset, score = finishedAt)
     {prefix:queue}:dl:r:<reason>            failed jobs of a reason (zset, score = finishedAt)
     {prefix:queue}:dl:nr:<reason>\n<name>   both (zset, score = finishedAt)
+    {prefix:queue}:dl:keys                  every index key ever used (set), so verify() needs no SCAN
 ]]
 
 local function spool_dead_keys(Q, name, reason)
@@ -21,6 +22,7 @@ local function spool_dead_index(Q, jobKey, id, score)
   redis.call('ZADD', byName, score, id)
   redis.call('ZADD', byReason, score, id)
   redis.call('ZADD', byBoth, score, id)
+  redis.call('SADD', string.sub(Q.meta, 1, -5) .. 'dl:keys', byName, byReason, byBoth)
 end
 
 -- Before the job leaves failed (or its hash goes): drop it from the three indexes.
