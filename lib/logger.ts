@@ -7,6 +7,8 @@ export interface SpoolLogger {
   log(message: string): void;
   warn(message: string): void;
   error(message: string, error?: unknown): void;
+  /** Detail most people leave off (a retried attempt); optional. */
+  debug?(message: string): void;
 }
 
 function describe(error: unknown): string {
@@ -16,6 +18,7 @@ function describe(error: unknown): string {
 
 export const stderrLogger: SpoolLogger = {
   log: () => undefined,
+  debug: () => undefined,
   warn: (message) => process.stderr.write(`[spool] ${message}\n`),
   error: (message, error) =>
     process.stderr.write(`[spool] ${message}${error === undefined ? '' : `\n${describe(error)}`}\n`),

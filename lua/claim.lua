@@ -8,8 +8,8 @@
   ARGV[4] worker id (tokens are <worker id>:<claim number>)
   ARGV[5] count
   ARGV[6] lease duration ms
-  ARGV[7] '1': woken by a sched message, spend the wake-hint budget first and
-          claim only the slots it grants (consume-hint, folded in to save a
+  ARGV[7] woken: '1' when woken by a sched message: spend the wake-hint budget first and
+          claim only the slots it grants (in the same call, to save a
           round trip); '0': claim `count`
   ARGV[8..] name, room pairs: take at most `room` jobs of that name (0: step
             over them; the worker runs that name at its cap)

@@ -9,8 +9,8 @@
   ARGV[4] job id
   ARGV[5] lease token
   ARGV[6] result (JSON)
-  ARGV[7] fetch: how many next jobs to claim (0 = none)
-  ARGV[8] worker id
+  ARGV[7] worker id (as in claim)
+  ARGV[8] count: how many next jobs to claim (0 = none)
   ARGV[9] lease duration ms
   ARGV[10..] name, room pairs for the next claim (see claim)
 
@@ -47,6 +47,6 @@ else
 end
 
 local reply = {code, state, 0}
-local _, waitMs = spool_claim(Q, tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9]), now, spool_name_room(10), false, reply)
+local _, waitMs = spool_claim(Q, tonumber(ARGV[8]), ARGV[7], tonumber(ARGV[9]), now, spool_name_room(10), false, reply)
 reply[3] = waitMs
 return reply

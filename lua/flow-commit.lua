@@ -12,7 +12,7 @@
   KEYS[19..] two per node, in id order: its job hash, then its deps set
 
   ARGV[1..3] channels and queue name (includes/queue)
-  ARGV[4] 'release' or 'discard'
+  ARGV[4] decision: 'release' or 'discard'
   ARGV[5] flow token
   ARGV[6..] node ids
 

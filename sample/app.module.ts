@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { QueueModule } from '../lib/index.js';
 import { PickDto, SendEmailDto } from './dto.js';
+import { HealthController } from './health.controller.js';
 import { JobsController } from './jobs.controller.js';
 import { OrdersController } from './orders.controller.js';
 import { EmailProcessor } from './processors/email.processor.js';
@@ -31,11 +32,12 @@ export class AppModule {
           { name: 'emails', jobs: { send: SendEmailDto }, defaultJobOptions: { removeOnComplete: { age: 3600 } } },
           'orders',
           { name: 'warehouse', jobs: { pick: PickDto } },
-          { name: 'reports', limits: { groupConcurrency: 2, maxWaitingPerGroup: 1000 } },
+          // A tenant with 20 reports waiting gets 429 + Retry-After for the 21st (SpoolExceptionFilter, see create-app.ts).
+          { name: 'reports', limits: { groupConcurrency: 2, maxWaitingPerGroup: 20 } },
         ),
         QueueModule.registerFlowProducer(),
       ],
-      controllers: [JobsController, OrdersController, ReportsController],
+      controllers: [JobsController, OrdersController, ReportsController, HealthController],
       providers: [EmailProcessor, OrderProcessor, WarehouseProcessor, ReportProcessor],
     };
   }

@@ -1,4 +1,4 @@
-import type { ClaimOutcome, JobRecord, Store } from '../store/store.js';
+import type { ClaimOutcome, CompleteOutcome, Fetch, JobRecord, Store } from '../store/store.js';
 import type { NameRoom } from './name-caps.js';
 
 export interface ClaimerOptions {
@@ -37,9 +37,34 @@ export class Claimer {
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   /** The last look found nothing to claim. */
-  idle = false;
+  private idle = false;
 
   constructor(private readonly o: ClaimerOptions) {}
+
+  /** The last look found nothing to claim (read by the worker's 'drained' check). */
+  get isIdle(): boolean {
+    return this.idle;
+  }
+
+  /**
+   * What a completion claims for the slot it frees (complete-and-claim-next,
+   * one round trip): one job, none when the worker is closing (`open` false)
+   * or the queue looked empty. `nameRoom`: the caps that apply.
+   */
+  nextFetch(open: boolean, nameRoom: readonly NameRoom[]): Fetch {
+    return { count: open && !this.idle ? 1 : 0, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom };
+  }
+
+  /** The jobs a completion claimed with `fetch` (nextFetch): taken, then the next claim decided as for any claim. */
+  claimedWithCompletion(fetch: Fetch, outcome: CompleteOutcome): void {
+    this.o.onClaimed(outcome.next);
+    if (fetch.count > 0) this.answered({ jobs: outcome.next, waitMs: 'waitMs' in outcome ? outcome.waitMs : 0 }, fetch.count);
+  }
+
+  /** A capped name's run ended below its cap: its waiting jobs may be claimed again, so the queue is not known empty. */
+  capReopened(): void {
+    this.idle = false;
+  }
 
   start(): void {
     this.running = true;
@@ -70,7 +95,7 @@ export class Claimer {
     if (count <= 0) return;
     this.reserved += count;
     const claim = this.o.store
-      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), hinted })
+      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), woken: hinted })
       .then(
         (outcome) => {
           this.reserved -= count;
@@ -110,7 +135,7 @@ export class Claimer {
   }
 
   /** What to do after a claim (or a complete's claim of the next job) for `asked` slots. */
-  answered(outcome: ClaimOutcome, asked: number): void {
+  private answered(outcome: ClaimOutcome, asked: number): void {
     if (outcome.jobs.length >= asked) {
       this.idle = false;
       this.fill();

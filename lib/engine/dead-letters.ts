@@ -221,8 +221,6 @@ export class DeadLetters<Data, Result> {
     const apply = async (batch: readonly string[]): Promise<void> => {
       const outcome = await this.store.redriveMany(this.queue, batch, settings);
       moved += outcome.moved;
-      // A flow parent dead-lettered by this child resumes now, as with a single redrive.
-      for (const id of outcome.withParent) await this.store.deliverToParent(this.queue, id);
     };
     if (Array.isArray(target)) {
       const list = ids(target, 'redrive() ids');

@@ -3,29 +3,9 @@
  * the fix; job errors carry the `reason` recorded with a dead letter.
  */
 
-/** Base class: `instanceof SpoolError` catches everything Spool throws on purpose. */
-export class SpoolError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+import { InvalidArgumentError, SpoolError } from '../common/errors.js';
 
-/** A bad argument: `field` names it (e.g. `opts.delay`, `data.user.id`). Nothing was written. */
-export class InvalidArgumentError extends SpoolError {
-  constructor(readonly field: string, problem: string, readonly fix?: string) {
-    super(`${field} ${problem}${fix ? `: ${fix}` : ''}`);
-  }
-}
-
-/** An option that does not exist (usually a typo). */
-export class UnknownOptionError extends InvalidArgumentError {
-  /** The valid keys of the object the unknown one was found in. */
-  constructor(field: string, readonly known: readonly string[]) {
-    const guess = closest(field.split('.').pop() ?? field, known);
-    super(field, 'is not an option', guess ? `did you mean "${guess}"?` : `known options: ${known.join(', ')}`);
-  }
-}
+export { InvalidArgumentError, SpoolError, UnknownOptionError } from '../common/errors.js';
 
 /** The payload is larger than the queue's `maxPayloadBytes`. Nothing was written. */
 export class PayloadTooLargeError extends InvalidArgumentError {
@@ -152,27 +132,3 @@ export class WorkerClosingError extends SpoolError {
 
 /** A call on a closed Queue or Worker. */
 export class ClosedError extends SpoolError {}
-
-function closest(word: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = distance(word.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
-}

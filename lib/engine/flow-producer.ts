@@ -4,7 +4,7 @@ import { DuplicateJobIdError, UnknownQueueError } from './flow-errors.js';
 import { CHILD_FAILURE_POLICIES, type FlowJob, type JobNode } from './flow-types.js';
 import { Job } from './job.js';
 import { validateQueueName } from './names.js';
-import { assertKnownKeys, assertPlainObject, describe } from './options.js';
+import { assertKnownKeys, assertPlainObject, checkOptions, describe } from '../common/validation.js';
 import { Queue, recordOf } from './queue.js';
 
 export interface FlowProducerOptions {
@@ -18,7 +18,7 @@ export interface FlowProducerOptions {
   readonly queues?: readonly Queue[];
 }
 
-const OPTIONS = ['store', 'queues'];
+const OPTIONS: readonly (keyof FlowProducerOptions)[] = ['store', 'queues'];
 const NODE_KEYS = ['name', 'queueName', 'data', 'opts', 'failurePolicy', 'children'];
 
 /** A node checked and encoded, with where it sits in the tree (for errors and the reply). */
@@ -56,8 +56,7 @@ export class FlowProducer {
   private closed = false;
 
   constructor(options: FlowProducerOptions) {
-    assertPlainObject(options, 'FlowProducer options');
-    assertKnownKeys(options, OPTIONS, 'FlowProducer options');
+    checkOptions<FlowProducerOptions>(options, OPTIONS, 'FlowProducer options');
     if (!options.store) throw new InvalidArgumentError('FlowProducer options.store', 'is required', 'pass a connected RedisStore');
     this.store = options.store;
     this.restricted = options.queues !== undefined;

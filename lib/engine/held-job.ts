@@ -20,7 +20,7 @@ export class HeldJob<Data, Result> {
   readonly payloadBytes: number;
 
   constructor(queueName: string, record: JobRecord, writer: (lease: Lease) => LeaseWriter, store?: Store) {
-    this.lease = { id: record.id, token: record.token ?? '' };
+    this.lease = { id: record.id, token: record.token ?? '', ...(record.parent && { child: true }) };
     this.payloadBytes = Buffer.byteLength(record.data ?? '', 'utf8');
     this.job = new ActiveJob<Data, Result>(queueName, record, this.controller.signal, writer(this.lease), store);
   }

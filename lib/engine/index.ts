@@ -6,20 +6,26 @@
 // Engine
 export { Queue } from './queue.js';
 export type { QueueOptions, BulkJob, CancelResult, PayloadValidator } from './queue.js';
+export type { JobsPage } from './page.js';
 export { Worker } from './worker.js';
 export type { Handler } from './worker.js';
 export type { WorkerOptions } from './worker-options.js';
+export type { FailureLogLevels, LogLevel } from './failure-log.js';
 export type { WorkerEvents, WorkerEventName } from './events.js';
 export { Job, ActiveJob } from './job.js';
 export type { JobError, OnceOptions } from './job.js';
 export type { JobOptions, Retention, StoredJobOptions } from './options.js';
-export { MAX_PRIORITY } from './options.js';
+export { MAX_PRIORITY, DEFAULT_RETENTION } from './options.js';
 export { backoffDelay, decideRetry } from './backoff.js';
 export { FlowProducer } from './flow-producer.js';
 export type { FlowProducerOptions } from './flow-producer.js';
 export { CHILD_FAILURE_POLICIES } from './flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './flow-types.js';
 export type { WaitOptions } from './wait-finished.js';
+export { cronTimes } from './scheduler-spec.js';
+export type { SchedulerRepeat, SchedulerJob, SchedulerJobOptions, NormalizedRepeat } from './scheduler-spec.js';
+export type { SchedulerInfo, UpsertResult } from './schedulers.js';
+export type { MissedPolicy } from '../store/scheduler-store.js';
 export { toNdjson } from './dead-letters.js';
 export { listQueues } from './list-queues.js';
 export type {
@@ -74,7 +80,7 @@ export {
 
 // Store
 export { RedisStore } from '../store/redis-store.js';
-export type { RedisConnection, RedisStoreOptions, ConnectOptions } from '../store/redis-store.js';
+export type { RedisConnection, RedisStoreConfig, RedisStoreOptions, ConnectOptions } from '../store/redis-store.js';
 export type { RedisClientLike } from '../store/redis-client.js';
 export {
   StoreError,

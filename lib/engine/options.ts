@@ -1,7 +1,14 @@
 import type { Backoff } from './backoff.js';
-import { InvalidArgumentError, UnknownOptionError } from './errors.js';
+import { KEEP_ALL } from '../store/store.js';
+import { InvalidArgumentError } from './errors.js';
+import { assertKnownKeys, assertPlainObject, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
 
-/** What a finished job leaves behind: true removes it, n keeps the newest n, age (seconds) drops older ones. */
+export { assertKnownKeys, assertPlainObject, checkOptions, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
+
+/**
+ * What a finished job leaves behind: true removes it, n keeps the newest n,
+ * age (seconds) drops older ones, false keeps all. Default: DEFAULT_RETENTION.
+ */
 export type Retention = boolean | number | { readonly count?: number; readonly age?: number };
 
 /** Options of one job. Every field is optional; the queue's defaultJobOptions fill the gaps. */
@@ -102,42 +109,6 @@ export function storedOptions(o: NormalizedJobOptions): StoredJobOptions {
   };
 }
 
-/** Rejects unknown keys of an options object, with a did-you-mean. */
-export function assertKnownKeys(value: object, known: readonly string[], field: string): void {
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new UnknownOptionError(`${field}.${key}`, known);
-  }
-}
-
-export function assertPlainObject(value: unknown, field: string): asserts value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidArgumentError(field, `must be an object, got ${describe(value)}`);
-  }
-}
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
-  if (typeof value === 'object') return 'an object';
-  return String(value);
-}
-
-export function nonNegativeNumber(value: unknown, field: string, unit = 'ms'): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidArgumentError(field, `must be a number of ${unit}, got ${describe(value)}`);
-  }
-  if (value < 0) throw new InvalidArgumentError(field, `is ${value}: it must be >= 0 ${unit}`);
-  return value;
-}
-
-export function positiveInteger(value: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new InvalidArgumentError(field, `must be an integer from 1 to ${max}, got ${describe(value)}`);
-  }
-  return value;
-}
-
 function epochMs(value: unknown, field: string): number {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new InvalidArgumentError(field, 'is an invalid Date');
@@ -147,8 +118,26 @@ function epochMs(value: unknown, field: string): number {
   throw new InvalidArgumentError(field, `must be a Date or epoch milliseconds, got ${describe(value)}`);
 }
 
-function retention(value: unknown, field: string): string {
-  if (value === undefined || value === false) return '-1,-1';
+/**
+ * What a finished job leaves behind when its options say nothing. Bounded,
+ * so a queue's memory does not grow with its history:
+ * - completed: the newest 1,000, none older than a day: enough to look at
+ *   recent results and debug today's runs; results you need longer belong
+ *   in your database;
+ * - failed (dead letters): the newest 10,000, none older than 30 days, like
+ *   a dead set: they wait for a person, so they are kept long enough to
+ *   survive a weekend, an alert nobody saw and a fix being deployed, and
+ *   the count keeps a flood of failures from filling Redis.
+ * `false` keeps every job for ever, as before.
+ */
+export const DEFAULT_RETENTION = {
+  completed: { count: 1_000, age: 24 * 3600 },
+  failed: { count: 10_000, age: 30 * 24 * 3600 },
+} as const;
+
+function retention(value: unknown, field: string, fallback: { readonly count: number; readonly age: number }): string {
+  if (value === undefined) return `${fallback.count},${fallback.age * 1000}`;
+  if (value === false) return KEEP_ALL;
   if (value === true) return '0,-1';
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(field, `must be true, a count >= 0 or { count, age }, got ${value}`);
@@ -251,8 +240,8 @@ export function normalizeJobOptions(
     deadline: o.deadline === undefined ? 0 : epochMs(o.deadline, `${field}.deadline`),
     timeout: o.timeout === undefined ? undefined : positiveInteger(o.timeout, `${field}.timeout`),
     dedup,
-    removeOnComplete: retention(o.removeOnComplete, `${field}.removeOnComplete`),
-    removeOnFail: retention(o.removeOnFail, `${field}.removeOnFail`),
+    removeOnComplete: retention(o.removeOnComplete, `${field}.removeOnComplete`, DEFAULT_RETENTION.completed),
+    removeOnFail: retention(o.removeOnFail, `${field}.removeOnFail`, DEFAULT_RETENTION.failed),
     ...(o.group !== undefined && { group: groupId(o.group, `${field}.group`) }),
     ...(o.idempotencyKey !== undefined && { idempotencyKey: idempotencyKey(o.idempotencyKey, `${field}.idempotencyKey`) }),
   };

@@ -1,4 +1,4 @@
-import { StoreError } from '../store/errors.js';
+import { StoreError } from '../store/store.js';
 
 /** Errors that repeating cannot fix: a refused script, a bug, a closed store. Connection errors can be waited out. */
 export function isPermanent(err: unknown): boolean {

@@ -1,3 +1,4 @@
+import { resolvePage, type JobsPage } from './page.js';
 import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError, PayloadTooLargeError, QueueFullError } from './errors.js';
 import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
@@ -17,14 +18,8 @@ import {
 import { IdGenerator } from './ids.js';
 import { Job } from './job.js';
 import { encodeJson } from './json.js';
-import {
-  assertKnownKeys,
-  assertPlainObject,
-  describe,
-  normalizeJobOptions,
-  storedOptions,
-  type JobOptions,
-} from './options.js';
+import { assertPlainObject, checkOptions, describe } from '../common/validation.js';
+import { normalizeJobOptions, storedOptions, type JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
 import { recordOf } from './record.js';
 
@@ -32,6 +27,8 @@ export { recordOf };
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
+import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
+import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
 
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
@@ -45,7 +42,7 @@ export interface QueueOptions {
   readonly validate?: PayloadValidator;
 }
 
-const QUEUE_OPTIONS = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
+const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
 
 export interface BulkJob<Data = unknown> {
   readonly name: string;
@@ -73,13 +70,13 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly maxPayloadBytes: number;
   private readonly validate?: PayloadValidator;
   private readonly ids = new IdGenerator();
+  private readonly schedulers: Schedulers<Data>;
   private readonly many: DeadLetters<Data, Result>;
   private closed = false;
 
   constructor(name: string, options: QueueOptions) {
     this.name = validateQueueName(name, 'Queue name');
-    assertPlainObject(options, 'Queue options');
-    assertKnownKeys(options, QUEUE_OPTIONS, 'Queue options');
+    checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     this.store = options.store;
     if (options.defaultJobOptions !== undefined) {
@@ -94,6 +91,7 @@ export class Queue<Data = unknown, Result = unknown> {
       throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${String(options.maxPayloadBytes)}`);
     }
     this.validate = options.validate;
+    this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }
 
@@ -130,9 +128,14 @@ export class Queue<Data = unknown, Result = unknown> {
     return record && new Job<Data, Result>(this.name, record, undefined, this.store);
   }
 
-  /** Jobs in one state, oldest first; start/end are inclusive positions (-1 = last). */
-  async getJobs(state: JobState, start = 0, end = -1): Promise<Job<Data, Result>[]> {
-    const ids = await this.store.listIds(this.name, state, start, end);
+  /**
+   * One page of a state's jobs, oldest first: `{ start, end }` are inclusive
+   * positions (end -1 = the last); the default is the first 100.
+   * `getJobs(state, start, end)` means the same as `{ start, end }`.
+   */
+  async getJobs(state: JobState, page?: JobsPage | number, end?: number): Promise<Job<Data, Result>[]> {
+    const range = resolvePage(page, end);
+    const ids = await this.store.listIds(this.name, state, range.start, range.end);
     const records = await Promise.all(ids.map((id) => this.store.getJob(this.name, id)));
     return records.filter((r): r is JobRecord => r !== null).map((r) => new Job<Data, Result>(this.name, r, undefined, this.store));
   }
@@ -156,8 +159,6 @@ export class Queue<Data = unknown, Result = unknown> {
   private async cancelJob(id: string): Promise<CancelResult> {
     const outcome = await this.store.cancel(this.name, id);
     await cancelChildren(this.store, outcome.children);
-    // A flow child cancelled here tells its parent now (the reaper's sweep would, later).
-    if (outcome.status === 'cancelled') await this.store.deliverToParent(this.name, id);
     switch (outcome.status) {
       case 'cancelled':
         return 'cancelled';
@@ -180,7 +181,6 @@ export class Queue<Data = unknown, Result = unknown> {
     const outcome = await this.store.redrive(this.name, id);
     if (outcome.status === 'unknown') throw new JobNotFoundError(this.name, id);
     if (outcome.status === 'not-failed') throw new JobNotFailedError(this.name, id, outcome.state);
-    await this.store.deliverToParent(this.name, id);
     return outcome.state;
   }
 
@@ -308,6 +308,25 @@ export class Queue<Data = unknown, Result = unknown> {
 
   isPaused(): Promise<boolean> {
     return this.store.isPaused(this.name);
+  }
+
+  /** Creates or replaces scheduler `id`: each tick of `repeat` adds one `job` (id `<id>:<tick ms>`); the same definition again changes nothing. */
+  upsertScheduler(id: string, repeat: SchedulerRepeat, job: SchedulerJob<Data>): Promise<UpsertResult> {
+    this.assertOpen('upsertScheduler');
+    return this.schedulers.upsert(id, repeat, job);
+  }
+
+  getScheduler(id: string): Promise<SchedulerInfo<Data> | null> {
+    return this.schedulers.get(id);
+  }
+
+  getSchedulers(): Promise<SchedulerInfo<Data>[]> {
+    return this.schedulers.list();
+  }
+
+  /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */
+  removeScheduler(id: string): Promise<boolean> {
+    return this.schedulers.remove(id);
   }
 
   /** Inconsistencies between the queue's indexes and job hashes; empty when sound. */

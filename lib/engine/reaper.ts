@@ -15,9 +15,8 @@ const LIMIT = 100;
  * Takes back jobs whose lease expired, once at start and then every
  * interval (with a little jitter so many workers do not fire together).
  * Several reapers racing is safe: the reap script moves each job once.
- * Each round also sweeps the queue's flow outbox: parent notifications a
- * crashed worker wrote but never delivered (delivery is idempotent), and
- * settles flow adds a crashed producer left uncommitted (store.sweepFlows).
+ * Each round then runs the store's housekeeping for the queue (what
+ * crashed processes left half done; see Store.housekeep) as a step of its own.
  */
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
@@ -43,17 +42,26 @@ export class Reaper {
 
   private async run(): Promise<void> {
     try {
-      let batch: ReapOutcome[];
-      do {
-        batch = await this.options.store.reap(this.options.queue, this.options.maxStalledCount, LIMIT);
-        if (batch.length) this.options.onReaped(batch);
-      } while (batch.length === LIMIT && !this.stopped);
-      while ((await this.options.store.sweepOutbox(this.options.queue, LIMIT)) === LIMIT && !this.stopped);
-      await this.options.store.sweepFlows(this.options.queue);
+      await this.reapExpired();
+      await this.housekeep();
     } catch (err) {
       this.options.onError(err);
     }
     const jitter = Math.floor(Math.random() * Math.min(1000, this.options.intervalMs / 10));
     this.schedule(this.options.intervalMs + jitter);
+  }
+
+  /** Takes back jobs whose lease expired, a batch per call. */
+  private async reapExpired(): Promise<void> {
+    let batch: ReapOutcome[];
+    do {
+      batch = await this.options.store.reap(this.options.queue, this.options.maxStalledCount, LIMIT);
+      if (batch.length) this.options.onReaped(batch);
+    } while (batch.length === LIMIT && !this.stopped);
+  }
+
+  /** The store's housekeeping, a batch per call. */
+  private async housekeep(): Promise<void> {
+    while ((await this.options.store.housekeep(this.options.queue, LIMIT)) === LIMIT && !this.stopped);
   }
 }

@@ -3,8 +3,9 @@ import { stderrLogger } from '../logger.js';
 import type { RateLimit, Store } from '../store/store.js';
 import type { BackoffStrategy } from './backoff.js';
 import { InvalidArgumentError } from './errors.js';
-import { assertKnownKeys, assertPlainObject, positiveInteger } from './options.js';
+import { assertKnownKeys, assertPlainObject, checkOptions, positiveInteger } from '../common/validation.js';
 import { rateLimit } from './limits.js';
+import { resolveFailureLog, type FailureLogLevels, type ResolvedFailureLog } from './failure-log.js';
 
 export interface WorkerOptions {
   readonly store: Store;
@@ -49,9 +50,16 @@ export interface WorkerOptions {
    */
   readonly maxPayloadBytes?: number;
   readonly logger?: SpoolLogger;
+  /**
+   * A line on the logger per failed attempt: true (default: a warning per
+   * dead letter, a debug line per retry), false (none), or
+   * { dead?, retry? } with a level ('error' | 'warn' | 'log' | 'debug') or false each.
+   */
+  readonly logFailures?: boolean | FailureLogLevels;
 }
 
-export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'backoffStrategy' | 'nameConcurrency' | 'limiter'>> & {
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures'>> & {
+  readonly logFailures: ResolvedFailureLog;
   readonly backoffStrategy?: BackoffStrategy;
   readonly limiter?: RateLimit;
   readonly nameConcurrency: ReadonlyMap<string, number>;
@@ -74,6 +82,7 @@ const KNOWN: readonly (keyof WorkerOptions)[] = [
   'limiter',
   'maxPayloadBytes',
   'logger',
+  'logFailures',
 ];
 
 function ms(value: unknown, field: string, fallback: number): number {
@@ -82,8 +91,7 @@ function ms(value: unknown, field: string, fallback: number): number {
 
 /** Checks worker options and fills in defaults; errors name the field. */
 export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
-  assertPlainObject(options, 'Worker options');
-  assertKnownKeys(options, KNOWN, 'Worker options');
+  checkOptions<WorkerOptions>(options, KNOWN, 'Worker options');
   if (!options.store) throw new InvalidArgumentError('Worker options.store', 'is required', 'pass a connected RedisStore');
   const concurrency = ms(options.concurrency, 'Worker options.concurrency', 1);
   const lockDuration = ms(options.lockDuration, 'Worker options.lockDuration', 30_000);
@@ -123,5 +131,6 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     keepLogs: ms(options.keepLogs, 'Worker options.keepLogs', 1_000),
     maxPayloadBytes: ms(options.maxPayloadBytes, 'Worker options.maxPayloadBytes', 16 * 1024 * 1024),
     logger: options.logger ?? stderrLogger,
+    logFailures: resolveFailureLog(options.logFailures, 'Worker options.logFailures'),
   };
 }

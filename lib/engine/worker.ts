@@ -19,6 +19,8 @@ import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
+import { isNetworkError } from '../store/outage-log.js';
+import { logFailure, plural, seconds } from './failure-log.js';
 
 /** Runs one job; what it returns is stored as the job's result (JSON). */
 export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
@@ -241,14 +243,14 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     held.clearTimer();
     held.writing = this.write(held, outcome).catch((err) => {
       this.report(err, `recording the outcome of job ${held.job.id} failed`);
-      this.release(held);
+      this.freeSlot(held);
     });
     return held.writing;
   }
 
   private async write(held: HeldJob<Data, Result>, outcome: Outcome<Result>): Promise<void> {
     if (held.lost) {
-      this.release(held);
+      this.freeSlot(held);
       this.report(new LeaseLostError(held.job.id, 'the result'), 'a reaped job finished late');
       return;
     }
@@ -262,9 +264,9 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const { job, lease } = held;
     this.endRun(held);
     // Complete and claim this slot's next job in one call, unless the queue looked empty.
-    const fetch = { count: this.state === 'running' && !this.claimer.idle ? 1 : 0, workerId: this.id, lockMs: this.o.lockDuration, nameRoom: this.caps.room(job.name) };
+    const fetch = this.claimer.nextFetch(this.state === 'running', this.caps.room(job.name));
     const reply = await this.persist(() => this.o.store.complete(this.queueName, lease, result, fetch));
-    this.release(held, false);
+    this.freeSlot(held, false);
     if (reply.status === 'completed' || (reply.status === 'already' && reply.state === 'completed')) {
       this.safeEmit('completed', job, value);
     } else if (reply.status === 'cancelled' || reply.status === 'already') {
@@ -272,11 +274,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     } else {
       this.report(new LeaseLostError(job.id, 'the result'), 'a job finished after losing its lease');
     }
-    reply.next.forEach((r) => this.take(r));
-    if (fetch.count > 0) this.claimer.answered({ jobs: reply.next, waitMs: 'waitMs' in reply ? reply.waitMs : 0 }, fetch.count);
+    this.claimer.claimedWithCompletion(fetch, reply);
     this.slotFreed();
-    // Last, after the slot bookkeeping above, which must not be split by an await.
-    if (reply.status === 'completed' || reply.status === 'cancelled') await this.notifyParent(job);
   }
 
   private async writeFailure(held: HeldJob<Data, Result>, error: Error): Promise<void> {
@@ -284,7 +283,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const { job, lease } = held;
     const failure = failureOf(job, error, this.o.backoffStrategy);
     const reply = await this.persist(() => this.o.store.fail(this.queueName, lease, failure));
-    this.release(held, false);
+    this.freeSlot(held, false);
     if (reply.status === 'lost') {
       this.report(new LeaseLostError(job.id, 'the failure'), 'a job failed after losing its lease');
     } else if (reply.state === 'cancelled') {
@@ -292,9 +291,9 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     } else {
       if (reply.state === 'delayed') this.promoter.arm(failure.retryDelay);
       this.safeEmit('failed', job, error, reply.state === 'failed' ? 'dead' : 'retry');
+      logFailure(this.o.logger, this.o.logFailures, this.queueName, job, failure, reply.state === 'failed');
     }
     this.slotFreed();
-    if (reply.status === 'moved' && (reply.state === 'failed' || reply.state === 'cancelled')) await this.notifyParent(job);
   }
 
   /**
@@ -304,7 +303,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private async writeThrottle(held: HeldJob<Data, Result>, error: RateLimitedError): Promise<void> {
     const { job, lease } = held;
     const reply = await this.persist(() => this.o.store.throttle(this.queueName, lease, error.retryAfter));
-    this.release(held, false);
+    this.freeSlot(held, false);
     if (reply.status === 'lost') {
       this.report(new LeaseLostError(job.id, 'the throttle'), 'a job was throttled after losing its lease');
     } else if (reply.state === 'cancelled') {
@@ -318,19 +317,6 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   /**
-   * Flows: the finishing script left the outcome in this queue's outbox; hand
-   * it to the parent's queue now. On error the reaper's sweep delivers it.
-   */
-  private async notifyParent(job: ActiveJob<Data, Result>): Promise<void> {
-    if (!job.parent) return;
-    try {
-      await this.o.store.deliverToParent(this.queueName, job.id);
-    } catch (err) {
-      this.report(err, `telling the flow parent of job ${job.id} failed; the outbox sweep will retry`);
-    }
-  }
-
-  /**
    * The handler's run is over: a parked job of its name may start, and a
    * name that was at its cap can be claimed again.
    */
@@ -341,11 +327,11 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (!this.caps.ended(name)) return;
     const next = this.parked.findIndex((p) => p.job.name === name);
     if (next >= 0 && this.state === 'running') this.begin(this.parked.splice(next, 1)[0]!);
-    else this.claimer.idle = false;
+    else this.claimer.capReopened();
   }
 
-  /** Frees the job's slot. */
-  private release(held: HeldJob<Data, Result>, refill = true): void {
+  /** Frees the job's local slot (the store's release hands a job back to Redis: a different thing). */
+  private freeSlot(held: HeldJob<Data, Result>, refill = true): void {
     held.clearTimer();
     this.endRun(held);
     const parkedAt = this.parked.indexOf(held);
@@ -364,7 +350,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   /** 'drained' once the queue is empty and the last job of this worker is done. */
   private checkDrained(): void {
-    if (this.claimer.idle && this.busySinceDrained && this.held.size === 0) {
+    if (this.claimer.isIdle && this.busySinceDrained && this.held.size === 0) {
       this.busySinceDrained = false;
       this.safeEmit('drained');
     }
@@ -410,7 +396,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     } catch (err) {
       this.report(err, `handing job ${held.job.id} back failed; it returns to waiting when its lease expires`);
     }
-    this.release(held, false);
+    this.freeSlot(held, false);
   }
 
   private async shutdown(timeout: number): Promise<void> {
@@ -433,8 +419,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
         this.reaper.stop();
       });
       await step('wait for claims in flight', () => this.claimer.settled());
+      if (this.held.size > 0) this.o.logger.log(`worker ${this.id} closing: waiting up to ${seconds(timeout)} for ${plural(this.held.size, 'running job')} of queue "${this.queueName}"`);
       await step('let running jobs finish', () => this.waitEmpty(timeout));
       this.forced = true;
+      if (this.held.size > 0) this.o.logger.warn(`worker ${this.id} closing: ${plural(this.held.size, 'job')} of queue "${this.queueName}" still running after ${seconds(timeout)}; aborting them and handing them back to waiting`);
       await step('hand back the rest', () => Promise.all([...this.held.values()].map((h) => this.handBack(h))));
       await step('stop renewing leases', () => this.leaseKeeper.stop());
       await step('unsubscribe', () => Promise.all(this.unsubscribe.map((off) => off())));
@@ -460,6 +448,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private report(err: unknown, context: string): void {
     const error = err instanceof Error ? err : new Error(String(err));
     if (this.listenerCount('error') > 0) this.safeEmit('error', error);
+    else if (this.o.store.outage && isNetworkError(error)) this.o.store.outage.failed(context, error, this.queueName);
     else this.o.logger.error(`worker ${this.id} on queue "${this.queueName}": ${context}`, error);
   }
 

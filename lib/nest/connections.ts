@@ -24,14 +24,10 @@ export class SpoolConnections implements OnApplicationShutdown {
     const stores = new Map<string, RedisStore>();
     try {
       for (const [name, c] of entries) {
-        const store = new RedisStore(c.client ? { client: c.client } : { url: c.url! }, {
-          prefix: c.prefix,
-          logger,
-          requireNoEviction: c.requireNoEviction,
-          transientRetryMs: c.transientRetryMs,
-        });
+        const { waitForRedis, url, client, ...rest } = c;
+        const store = new RedisStore({ ...(client ? { client } : { url: url! }), ...rest, logger });
         stores.set(name, store);
-        await store.connect();
+        await (waitForRedis ? connectWaiting(store, name, logger) : store.connect());
       }
     } catch (err) {
       await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
@@ -65,4 +61,25 @@ export class SpoolConnections implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.stores.values()].map((s) => s.disconnect()));
   }
+}
+
+/** How often a bootstrap waiting for Redis says it still waits. */
+const WAIT_LOG_MS = 5000;
+
+/**
+ * waitForRedis: connect with the client's capped backoff (at most ~2 s
+ * between attempts) until Redis answers, saying every few seconds that the
+ * app is still waiting, so a pod stuck in bootstrap explains itself.
+ */
+async function connectWaiting(store: RedisStore, name: string, logger: SpoolLogger): Promise<void> {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    logger.warn(`connection "${name}": still waiting for Redis after ${Math.round((Date.now() - started) / 1000)} s (waitForRedis: true)`);
+  }, WAIT_LOG_MS);
+  try {
+    await store.connect({ wait: true });
+  } finally {
+    clearInterval(timer);
+  }
+  if (Date.now() - started > 1000) logger.log(`connection "${name}": Redis answered after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

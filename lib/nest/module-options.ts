@@ -1,6 +1,9 @@
 import type { JobOptions } from '../engine/options.js';
 import type { WorkerOptions } from '../engine/worker-options.js';
+import { PREFIX_PATTERN, PREFIX_RULE } from '../store/keys.js';
 import type { RedisClientLike } from '../store/redis-client.js';
+import { UnknownOptionError } from '../engine/errors.js';
+import { CONNECTION_KEYS as STORE_CONNECTION_KEYS, STORE_OPTION_KEYS } from '../store/store-options.js';
 import { SpoolBootstrapError } from './errors.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
@@ -14,6 +17,14 @@ export interface SpoolConnectionOptions {
   readonly requireNoEviction?: boolean;
   /** How long scripts refused with LOADING / BUSY / TRYAGAIN / MASTERDOWN are retried before failing, in ms. Default 10,000. */
   readonly transientRetryMs?: number;
+  /** While Redis is unreachable, at most one summary line per this many ms (after one error line). Default 30,000. */
+  readonly outageLogInterval?: number;
+  /**
+   * Redis not up at bootstrap: false (default) fails the bootstrap at once
+   * with RedisUnavailableError; true keeps connecting with capped backoff
+   * (the engine's connect({ wait: true })) and logs every 5 s while it waits.
+   */
+  readonly waitForRedis?: boolean;
 }
 
 /** Worker options a processor (or the module, as defaults) may set: everything but the store and the logger. */
@@ -31,16 +42,20 @@ export interface QueueModuleOptions {
 }
 
 const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers'];
-const CONNECTION_KEYS = ['url', 'client', 'prefix', 'requireNoEviction', 'transientRetryMs'];
-const PREFIX = /^[^{}\s]{1,64}$/;
+/** The RedisStore's own keys (one shape for both), plus what only the module does. */
+const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis'];
 
 function plain(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function knownKeys(value: Record<string, unknown>, known: readonly string[], field: string): void {
+/** Unknown keys fail with the did-you-mean of UnknownOptionError. */
+export function knownKeys(value: object, known: readonly string[], field: string): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new SpoolBootstrapError(`${field}.${key}`, 'is not an option', `known options: ${known.join(', ')}`);
+    if (!known.includes(key)) {
+      const unknown = new UnknownOptionError(`${field}.${key}`, known);
+      throw new SpoolBootstrapError(unknown.field, 'is not an option', unknown.fix);
+    }
   }
 }
 
@@ -64,11 +79,17 @@ function checkConnection(value: unknown, field: string): void {
   if (hasClient && (typeof value.client !== 'object' || value.client === null)) {
     throw new SpoolBootstrapError(`${field}.client`, 'must be a node-redis client');
   }
-  if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX.test(value.prefix))) {
-    throw new SpoolBootstrapError(`${field}.prefix`, `must be 1-64 characters without braces or spaces, got ${JSON.stringify(value.prefix)}`);
+  if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX_PATTERN.test(value.prefix))) {
+    throw new SpoolBootstrapError(`${field}.prefix`, `must be ${PREFIX_RULE}, got ${JSON.stringify(value.prefix)}`);
   }
-  if (value.requireNoEviction !== undefined && typeof value.requireNoEviction !== 'boolean') {
-    throw new SpoolBootstrapError(`${field}.requireNoEviction`, `must be true or false, got ${JSON.stringify(value.requireNoEviction)}`);
+  for (const key of ['requireNoEviction', 'waitForRedis']) {
+    if (value[key] !== undefined && typeof value[key] !== 'boolean') {
+      throw new SpoolBootstrapError(`${field}.${key}`, `must be true or false, got ${JSON.stringify(value[key])}`);
+    }
+  }
+  const interval = value.outageLogInterval;
+  if (interval !== undefined && (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1)) {
+    throw new SpoolBootstrapError(`${field}.outageLogInterval`, `must be a whole number of ms >= 1, got ${JSON.stringify(interval)}`);
   }
   const retry = value.transientRetryMs;
   if (retry !== undefined && (typeof retry !== 'number' || !Number.isInteger(retry) || retry < 0)) {

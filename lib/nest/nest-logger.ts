@@ -7,6 +7,7 @@ export function nestLogger(context = 'Spool'): SpoolLogger {
   return {
     log: (message) => logger.log(message),
     warn: (message) => logger.warn(message),
+    debug: (message) => logger.debug(message),
     error: (message, error) => {
       if (error === undefined) logger.error(message);
       else logger.error(message, error instanceof Error ? (error.stack ?? error.message) : String(error));

@@ -10,7 +10,7 @@ import type { ProcessorMetadata } from './decorators.js';
 import { checkDto } from './dto.js';
 import { SpoolBootstrapError } from './errors.js';
 import { collectHandlers, handlerMethods, type HandlerEntry, type ProcessorHandlers } from './processor-handlers.js';
-import type { QueueRegistry } from './queue-registry.js';
+import { queueKey, type QueueRegistry } from './queue-registry.js';
 import { DEFAULT_CONNECTION, PROCESSOR_METADATA } from './tokens.js';
 
 type Instance = Record<string, unknown>;
@@ -46,7 +46,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
 
   /** The worker of a queue's processor; undefined when the queue has no processor in this app. */
   get(queue: string, connection = DEFAULT_CONNECTION): Worker | undefined {
-    return this.workers.get(`${connection}\n${queue}`);
+    return this.workers.get(queueKey(queue, connection));
   }
 
   all(): Worker[] {
@@ -57,7 +57,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     try {
       this.plans = this.discover();
       // Workers are built now (not started) so bad worker options fail here, with the cleanup below.
-      for (const plan of this.plans) this.workers.set(`${plan.metadata.connection}\n${plan.metadata.queue}`, this.createWorker(plan));
+      for (const plan of this.plans) this.workers.set(queueKey(plan.metadata.queue, plan.metadata.connection), this.createWorker(plan));
     } catch (err) {
       // The app will not start: close the connections so the process can exit with the error.
       await this.connections.onApplicationShutdown();
@@ -109,7 +109,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
       throw new SpoolBootstrapError(at, `names queue "${queue}", which is not registered on connection "${connection}"`,
         `import QueueModule.registerQueue(${connection === DEFAULT_CONNECTION ? `'${queue}'` : `{ name: '${queue}', connection: '${connection}' }`}) in a module (registered: ${known.join(', ') || 'none'})`);
     }
-    const key = `${connection}\n${queue}`;
+    const key = queueKey(queue, connection);
     const other = seen.get(key);
     if (other) throw new SpoolBootstrapError(at, `is a second processor for queue "${queue}" (the first is ${other})`, 'put every handler of a queue in one class');
     seen.set(key, className);

@@ -2,11 +2,14 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { SpoolLogger } from '../logger.js';
 import { SpoolConnections } from './connections.js';
+import { SpoolHealth } from './health.js';
 import { SpoolBootstrapError } from './errors.js';
+import { knownKeys } from './module-options.js';
 import { ModuleFlowProducer } from './module-flow-producer.js';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE } from './module-definition.js';
 import { nestLogger } from './nest-logger.js';
 import { SpoolWorkers } from './processor-explorer.js';
+import { SpoolSchedulers } from './scheduler-bootstrap.js';
 import { SpoolQueueEvents } from './queue-events-host.js';
 import { QueueRegistry, type QueueRegistration } from './queue-registry.js';
 import { DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueEventsToken, getQueueToken } from './tokens.js';
@@ -38,10 +41,16 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
       inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER],
     },
     { provide: QueueRegistry, useFactory: (c: SpoolConnections) => new QueueRegistry(c), inject: [SpoolConnections] },
+    { provide: SpoolHealth, useFactory: (c: SpoolConnections) => new SpoolHealth(c), inject: [SpoolConnections] },
     {
       provide: SpoolWorkers,
       useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(d, s, r, c, m, l),
       inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, ModuleRef, SPOOL_LOGGER],
+    },
+    {
+      provide: SpoolSchedulers,
+      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry) => new SpoolSchedulers(d, s, r),
+      inject: [DiscoveryService, MetadataScanner, QueueRegistry],
     },
     {
       provide: SpoolQueueEvents,
@@ -55,7 +64,7 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
     global: true,
     imports: [...(definition.imports ?? []), DiscoveryModule],
     providers: [...(definition.providers ?? []), ...core],
-    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SpoolQueueEvents, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
+    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SpoolQueueEvents, SpoolHealth, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
   };
 }
 
@@ -64,10 +73,8 @@ function registration(item: unknown, at: string): QueueRegistration {
   if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') {
     throw new SpoolBootstrapError(at, 'must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }');
   }
-  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes'];
-  for (const key of Object.keys(item)) {
-    if (!known.includes(key)) throw new SpoolBootstrapError(`${at}.${key}`, 'is not an option', `known options: ${known.join(', ')}`);
-  }
+  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers'];
+  knownKeys(item, known, at);
   return item as QueueRegistration;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Wake-ups between processes (seed 000's contract). Producers announce work
- * inside the store's scripts; this side listens, spends the wake-hint budget,
- * and tells the engine when a dropped subscription came back (messages sent
+ * inside the store's scripts (a woken claim spends the wake-hint budget in the
+ * same call); this side listens and tells the engine when a dropped subscription came back (messages sent
  * meanwhile are lost, so listeners should look for work themselves).
  */
 export type SchedMessage =
@@ -34,7 +34,5 @@ export interface NotifyAdapter {
   onFinished(listener: (message: FinishedMessage) => void): Promise<Unsubscribe>;
   /** Subscriptions came back after a drop; returns a function that removes the listener. */
   onReconnect(listener: () => void): () => void;
-  /** Takes up to `max` slots of the queue's wake-hint budget; returns how many were granted. */
-  consumeWakeHint(queue: string, max: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -19,9 +19,9 @@ export interface RedisNotifyOptions {
   readonly doneChannel: string;
   /** Creates the one subscriber connection, on first use. */
   readonly createSubscriber: () => SubscriberClient;
-  /** Runs consume-hint against the command connection. */
-  readonly consumeHint: (queue: string, max: number) => Promise<number>;
   readonly logger: SpoolLogger;
+  /** The subscriber connection dropped (once per outage); default: a warning on the logger. */
+  readonly onLost?: (err: Error) => void;
 }
 
 export function parseSched(message: string): SchedMessage | null {
@@ -94,10 +94,6 @@ export class RedisNotify implements NotifyAdapter {
     return () => this.reconnectListeners.delete(listener);
   }
 
-  consumeWakeHint(queue: string, max: number): Promise<number> {
-    return this.options.consumeHint(queue, max);
-  }
-
   async close(): Promise<void> {
     await this.lock.run(async () => {
       if (this.closed) return;
@@ -123,7 +119,10 @@ export class RedisNotify implements NotifyAdapter {
     let failing = false;
     client.on('error', (err: Error) => {
       // One line per outage, not one per reconnect attempt.
-      if (!failing) this.options.logger.warn(`subscriber connection lost: ${err.message}; reconnecting`);
+      if (!failing) {
+        if (this.options.onLost) this.options.onLost(err);
+        else this.options.logger.warn(`subscriber connection lost: ${err.message}; reconnecting`);
+      }
       failing = true;
     });
     client.on('ready', () => {

@@ -1,14 +1,6 @@
-/**
- * Errors a store raises on purpose. `permanent` tells the engine whether
- * repeating the call can help: a dropped connection can (those errors come
- * from the client untouched), a refused script or a closed store cannot.
- */
-export class StoreError extends Error {
-  constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+import { StoreError } from './store.js';
+
+export { StoreError } from './store.js';
 
 /** The store is used before connect() or after disconnect(). */
 export class StoreNotConnectedError extends StoreError {

@@ -3,6 +3,10 @@ import type { JobState } from './store.js';
 /** Separates queue and id in a flow child reference: queue names cannot hold a newline. */
 export const CHILD_REF_SEPARATOR = '\n';
 
+/** The rule for a key prefix (the first part of every hash tag), checked by the store and the Nest module alike. */
+export const PREFIX_PATTERN = /^[^{}\s]{1,64}$/;
+export const PREFIX_RULE = '1-64 characters without braces or spaces';
+
 /**
  * The only place Redis key and channel names are built.
  *
@@ -49,6 +53,11 @@ export interface QueueKeys {
    * the decision of one flow add (release or discard), kept in the root's queue.
    */
   readonly flowIntents: string;
+  /** Schedulers of this queue (zset, score = pending tick ms, +inf when none; lua/includes/schedulers). */
+  readonly schedulers: string;
+  /** Prefix of scheduler hashes: `schedulerPrefix + id`. */
+  readonly schedulerPrefix: string;
+  scheduler(id: string): string;
   flowDecision(token: string): string;
   job(id: string): string;
   logs(id: string): string;
@@ -111,6 +120,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
   const logPrefix = `${base}:log:`;
   const groupPrefix = `${base}:g:`;
   const parkedPrefix = `${base}:parked:`;
+  const schedulerPrefix = `${base}:sched:`;
   return {
     queue,
     wait: `${base}:wait`,
@@ -140,6 +150,9 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     waitingChildren: `${base}:waiting-children`,
     outbox: `${base}:outbox`,
     flowIntents: `${base}:flow-intents`,
+    schedulers: `${base}:schedulers`,
+    schedulerPrefix,
+    scheduler: (id) => schedulerPrefix + id,
     flowDecision: (token) => `${base}:flow-decision:${token}`,
     deps: (id) => `${base}:deps:${id}`,
     results: (id) => `${base}:results:${id}`,

@@ -10,9 +10,14 @@ import type {
   CompleteOutcome,
   ExtendOutcome,
   FailOutcome,
+  DeliverOutcome,
+  GroupState,
+  JobCounts,
   JobRecord,
   JobState,
   PromoteOutcome,
+  QueueLimits,
+  RateLimit,
   ReapOutcome,
   ReleaseOutcome,
   RedriveOutcome,
@@ -68,7 +73,10 @@ export function decodeHash(reply: RawReply | undefined, offset = 0): Record<stri
   return out;
 }
 
-/** A job hash as a typed record. Missing numbers read as 0, so a damaged hash still decodes. */
+/**
+ * A job hash as a typed record. Missing numbers read as 0, so a damaged hash
+ * still decodes; an unknown state is a ReplyShapeError, never a guess.
+ */
 export function decodeJob(id: string, h: Record<string, string>): JobRecord {
   const deadline = optionalInt(h.deadline);
   return {
@@ -76,7 +84,7 @@ export function decodeJob(id: string, h: Record<string, string>): JobRecord {
     name: h.name ?? '',
     data: h.data ?? 'null',
     opts: h.opts ?? '{}',
-    state: (JOB_STATES as readonly string[]).includes(h.state ?? '') ? (h.state as JobState) : 'waiting',
+    state: state('job hash', h.state ?? ''),
     attempt: optionalInt(h.attempt) ?? 0,
     maxAttempts: optionalInt(h.maxAttempts) ?? 1,
     createdAt: optionalInt(h.createdAt) ?? 0,
@@ -160,7 +168,8 @@ export function decodeRelease(reply: RawReply): ReleaseOutcome {
 export function decodePromote(reply: RawReply): PromoteOutcome {
   const r = list('promote', reply);
   const next = int('promote', r[1]);
-  return { moved: int('promote', r[0]), nextDueIn: next < 0 ? null : next };
+  const refill = Array.isArray(r[2]) ? r[2].map(str) : [];
+  return { moved: int('promote', r[0]), nextDueIn: next < 0 ? null : next, ...(refill.length > 0 && { refill }) };
 }
 
 export function decodeReap(reply: RawReply): ReapOutcome[] {
@@ -243,4 +252,92 @@ export function decodeRemove(reply: RawReply): RemoveOutcome {
     default:
       return { status: 'unknown' };
   }
+}
+
+/** A script that answers 1 when it changed something (pause, resume, progress...). */
+export function decodeFlag(script: string, reply: RawReply): boolean {
+  return int(script, reply) === 1;
+}
+
+/** A script that answers a count (pause-names, resume-names, flow-commit). */
+export function decodeCount(script: string, reply: RawReply): number {
+  return int(script, reply);
+}
+
+/** log: the lines kept, or null when the lease is lost (-1). */
+export function decodeLog(reply: RawReply): number | null {
+  const kept = int('log', reply);
+  return kept < 0 ? null : kept;
+}
+
+/** watch: the job's state, null (false in Lua) when there is no such job. */
+export function decodeWatch(reply: RawReply): JobState | null {
+  return reply == null ? null : state('watch', str(reply));
+}
+
+const COUNTED = ['waiting', 'paused', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'waiting-children'] as const;
+
+/** counts: one number per state, in the order of COUNTED. */
+export function decodeCounts(reply: RawReply): JobCounts {
+  const r = list('counts', reply);
+  if (r.length !== COUNTED.length) throw new ReplyShapeError('counts', `expected ${COUNTED.length} counts, got ${r.length}`);
+  const out: Record<string, number> = {};
+  COUNTED.forEach((name, i) => (out[name] = int('counts', r[i])));
+  return out as JobCounts;
+}
+
+/** child-done: {1, parent state} when applied, {0, ...} when the parent was gone or had heard already. */
+export function decodeChildDone(reply: RawReply): DeliverOutcome {
+  const r = list('child-done', reply);
+  if (int('child-done', r[0]) !== 1) return { parentState: null };
+  const parent = str(r[1]);
+  return { parentState: parent === 'removed' ? null : state('child-done', parent) };
+}
+
+/** A rate limit as stored: "max,duration". */
+export function encodeRate(rate: RateLimit): string {
+  return `${rate.max},${rate.duration}`;
+}
+
+function decodeRate(value: RawReply | undefined): RateLimit | null {
+  if (value == null || value === '') return null;
+  const [max, duration] = str(value).split(',').map(Number);
+  return { max: max!, duration: duration! };
+}
+
+function optionalCount(value: RawReply | undefined): number | null {
+  return value == null || value === '' ? null : Number(value);
+}
+
+/** HMGET meta rl gcap grl mw mwg. */
+export function decodeLimits(reply: RawReply): QueueLimits {
+  const [rl, gcap, grl, mw, mwg, ev] = list('limits', reply);
+  return {
+    rateLimit: decodeRate(rl),
+    groupConcurrency: optionalCount(gcap),
+    groupRateLimit: decodeRate(grl),
+    maxWaiting: optionalCount(mw),
+    maxWaitingPerGroup: optionalCount(mwg),
+    // Only a configured stream setting is listed (absent: on, about 10,000 entries).
+    ...(typeof ev === 'string' && { events: ev === '0' ? false : { maxLen: Number(ev) } }),
+  };
+}
+
+/** HMGET group paused active cap rl, and ZCARD of the group's waiting jobs. */
+export function decodeGroup(id: string, fields: RawReply, waiting: RawReply): GroupState {
+  const [paused, active, cap, rl] = list('group', fields);
+  const rateLimit = decodeRate(rl);
+  return {
+    id,
+    waiting: int('group', waiting),
+    active: Number(active ?? 0),
+    paused: paused != null,
+    ...(cap != null && { concurrency: Number(cap) }),
+    ...(rateLimit && { rateLimit }),
+  };
+}
+
+/** A list of strings (LRANGE, SMEMBERS, ZRANGE). */
+export function decodeStrings(what: string, reply: RawReply): string[] {
+  return list(what, reply).map((v) => str(v));
 }

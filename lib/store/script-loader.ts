@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SpoolError } from '../common/errors.js';
 import { LUA_SOURCES } from './lua-sources.js';
 
 /**
@@ -19,10 +20,9 @@ export interface LoadedScript {
 }
 
 /** A script names an include that does not exist, or includes come round in a circle. */
-export class ScriptIncludeError extends Error {
+export class ScriptIncludeError extends SpoolError {
   constructor(message: string, readonly chain: readonly string[]) {
     super(`${message} (include chain: ${chain.join(' -> ')})`);
-    this.name = 'ScriptIncludeError';
   }
 }
 

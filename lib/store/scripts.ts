@@ -1,60 +1,89 @@
 import { QUEUE_KEYS, type QueueKeys } from './keys.js';
 
 /** Keys a script can declare besides the queue bundle. */
-export type KeyName = 'active' | 'hint' | 'idle' | 'job' | 'logs' | 'waitingChildren' | 'outbox' | 'deps' | 'results' | 'failures';
+export type KeyName =
+  | 'active'
+  | 'hint'
+  | 'idle'
+  | 'job'
+  | 'logs'
+  | 'waitingChildren'
+  | 'outbox'
+  | 'deps'
+  | 'results'
+  | 'failures'
+  | 'schedulers'
+  | 'schedulerPrefix'
+  | 'scheduler';
 
-/** Keys named after one job: the caller passes its id. */
-const JOB_KEYS = ['job', 'logs', 'deps', 'results', 'failures'] as const;
+/** Keys named after one job (or, for `scheduler`, one scheduler): the caller passes its id. */
+const JOB_KEYS = ['job', 'logs', 'deps', 'results', 'failures', 'scheduler'] as const;
 
 /**
  * One descriptor per script: its file, whether it takes the queue bundle
  * (KEYS[1..17], ARGV[1..3], see QUEUE_KEYS), and its own keys after that.
- * The order lives here and in the script header only; test/unit/scripts.spec
- * fails when the two disagree. `rest` describes variadic keys at the end.
+ * The order of KEYS and ARGV lives here and in the script header only;
+ * test/unit/scripts.spec fails when the two disagree. `rest` describes variadic keys at the end.
  */
 export interface ScriptDescriptor {
   readonly file: string;
   readonly queue: boolean;
   readonly keys: readonly KeyName[];
   readonly rest?: string;
+  /** The script's own ARGV in order (after ARGV[1..3] for queue scripts): the first words of each header line. */
+  readonly argv: readonly string[];
+  /** Variadic ARGV at the end, as the header names them. */
+  readonly argvRest?: string;
 }
 
 export const SCRIPTS = {
-  add: { file: 'add', queue: true, keys: [], rest: 'two per job' },
-  claim: { file: 'claim', queue: true, keys: [] },
-  complete: { file: 'complete', queue: true, keys: ['job'] },
-  fail: { file: 'fail', queue: true, keys: ['job'] },
-  throttle: { file: 'throttle', queue: true, keys: ['job'] },
-  release: { file: 'release', queue: true, keys: ['job'] },
-  cancel: { file: 'cancel', queue: true, keys: ['job'] },
-  promote: { file: 'promote', queue: true, keys: [] },
-  reap: { file: 'reap', queue: true, keys: [] },
-  pause: { file: 'pause', queue: true, keys: [] },
-  resume: { file: 'resume', queue: true, keys: [] },
-  pauseNames: { file: 'pause-names', queue: true, keys: [] },
-  resumeNames: { file: 'resume-names', queue: true, keys: [] },
-  pauseGroup: { file: 'pause-group', queue: true, keys: [] },
-  resumeGroup: { file: 'resume-group', queue: true, keys: [] },
-  groupLimits: { file: 'group-limits', queue: true, keys: [] },
-  configure: { file: 'configure', queue: true, keys: [] },
-  counts: { file: 'counts', queue: true, keys: [] },
-  extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease' },
-  progress: { file: 'progress', queue: false, keys: ['job'] },
-  log: { file: 'log', queue: false, keys: ['job', 'logs'] },
-  consumeHint: { file: 'consume-hint', queue: false, keys: ['hint', 'idle'] },
+  add: { file: 'add', queue: true, keys: [], rest: 'two per job', argv: ['number of jobs'], argvRest: '5 per job' },
+  claim: { file: 'claim', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'woken'], argvRest: 'name, room pairs' },
+  complete: { file: 'complete', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'result', 'worker id', 'count', 'lease duration ms'], argvRest: 'name, room pairs' },
+  fail: { file: 'fail', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry delay ms', 'reason', 'error message', 'error stack', 'error code'] },
+  throttle: { file: 'throttle', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry after'] },
+  release: { file: 'release', queue: true, keys: ['job'], argv: ['job id', 'lease token'] },
+  cancel: { file: 'cancel', queue: true, keys: ['job'], argv: ['job id'] },
+  promote: { file: 'promote', queue: true, keys: ['schedulers', 'schedulerPrefix'], argv: ['limit'] },
+  reap: { file: 'reap', queue: true, keys: [], argv: ['maxStalledCount', 'limit'] },
+  pause: { file: 'pause', queue: true, keys: [], argv: [] },
+  resume: { file: 'resume', queue: true, keys: [], argv: [] },
+  pauseNames: { file: 'pause-names', queue: true, keys: [], argv: [], argvRest: 'job names' },
+  resumeNames: { file: 'resume-names', queue: true, keys: [], argv: ['limit'], argvRest: 'job names' },
+  pauseGroup: { file: 'pause-group', queue: true, keys: [], argv: ['group id'] },
+  resumeGroup: { file: 'resume-group', queue: true, keys: [], argv: ['group id'] },
+  groupLimits: { file: 'group-limits', queue: true, keys: [], argv: ['group id', 'concurrency cap', 'rate limit'] },
+  configure: { file: 'configure', queue: true, keys: [], argv: [], argvRest: 'pairs: field, value' },
+  counts: { file: 'counts', queue: true, keys: [], argv: [] },
+  extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease', argv: ['lease duration ms'], argvRest: 'pairs: job id, lease token' },
+  progress: { file: 'progress', queue: false, keys: ['job'], argv: ['lease token', 'progress'] },
+  log: { file: 'log', queue: false, keys: ['job', 'logs'], argv: ['lease token', 'line', 'keep'] },
   // Flows (parent/child) and dead-letter operations.
-  flowAdd: { file: 'flow-add', queue: true, keys: ['waitingChildren'], rest: 'two per node' },
-  flowCommit: { file: 'flow-commit', queue: true, keys: ['waitingChildren'], rest: 'two per node' },
-  childDone: { file: 'child-done', queue: true, keys: ['job', 'deps', 'results', 'failures', 'waitingChildren'] },
-  outboxAck: { file: 'outbox-ack', queue: false, keys: ['outbox'] },
-  redrive: { file: 'redrive', queue: true, keys: ['job', 'deps', 'waitingChildren'] },
-  remove: { file: 'remove', queue: true, keys: ['job', 'deps'] },
-  watch: { file: 'watch', queue: false, keys: ['job'] },
+  flowAdd: { file: 'flow-add', queue: true, keys: ['waitingChildren'], rest: 'two per node', argv: ['flow token', 'nodes', 'intent'] },
+  flowCommit: { file: 'flow-commit', queue: true, keys: ['waitingChildren'], rest: 'two per node', argv: ['decision', 'flow token'], argvRest: 'node ids' },
+  childDone: { file: 'child-done', queue: true, keys: ['job', 'deps', 'results', 'failures', 'waitingChildren'], argv: ['the notification'] },
+  outboxAck: { file: 'outbox-ack', queue: false, keys: ['outbox'], argv: ['child id', 'the notification'] },
+  redrive: { file: 'redrive', queue: true, keys: ['job', 'deps', 'waitingChildren'], argv: ['job id'] },
+  remove: { file: 'remove', queue: true, keys: ['job', 'deps'], argv: ['job id'] },
+  watch: { file: 'watch', queue: false, keys: ['job'], argv: [] },
+  // Schedulers (lib/engine/schedulers.ts); promote advances them.
+  schedulerUpsert: {
+    file: 'scheduler-upsert', queue: true, keys: ['schedulers', 'scheduler'],
+    argv: ['scheduler id', 'spec', 'kind', 'every ms', 'anchor ms', 'endAt ms', 'limit', 'missed policy', 'tick job template', 'cron'],
+  },
+  schedulerRefill: { file: 'scheduler-refill', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id', 'spec', 'tick times'] },
+  schedulerRemove: { file: 'scheduler-remove', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id'] },
   // Operations on many jobs (lib/engine/dead-letters.ts): pages, bulk moves, purge.
-  page: { file: 'page', queue: true, keys: [], rest: 'the index to page' },
-  purge: { file: 'purge', queue: true, keys: [], rest: 'the index to walk' },
-  redriveBulk: { file: 'redrive-bulk', queue: true, keys: ['waitingChildren'], rest: 'two per job' },
-  promoteJobs: { file: 'promote-jobs', queue: true, keys: [] },
+  page: {
+    file: 'page', queue: true, keys: [], rest: 'the index to page',
+    argv: ['order', 'cursor member', 'cursor score', 'min score', 'max score', 'limit', 'budget', 'error text', 'job name', "'1'"],
+  },
+  purge: {
+    file: 'purge', queue: true, keys: [], rest: 'the index to walk',
+    argv: ['state', 'max finishedAt', 'job name', 'batch', 'budget', 'cursor'],
+  },
+  redriveBulk: { file: 'redrive-bulk', queue: true, keys: ['waitingChildren'], rest: 'two per job', argv: ['reset attempts', 'delay ms'], argvRest: 'job ids' },
+  promoteJobs: { file: 'promote-jobs', queue: true, keys: [], argv: [], argvRest: 'job ids' },
 } as const satisfies Record<string, ScriptDescriptor>;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,13 +1,9 @@
+import { SpoolError } from '../common/errors.js';
 import type { SpoolLogger } from '../logger.js';
 import type { RedisClientLike } from './redis-client.js';
 
 /** The server cannot run Spool (too old), or breaks a setting you required (requireNoEviction). */
-export class UnsupportedServerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedServerError';
-  }
-}
+export class UnsupportedServerError extends SpoolError {}
 
 /** Reads one `field:value` line of an INFO reply. */
 export function infoField(info: string, field: string): string | undefined {

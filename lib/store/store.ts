@@ -1,3 +1,5 @@
+import { SpoolError } from '../common/errors.js';
+import type { SchedulerStore } from './scheduler-store.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 
 /**
@@ -5,6 +7,9 @@ import type { NotifyAdapter } from '../notify/notify-adapter.js';
  * 'waiting-children': a flow parent waiting until its children are done.
  */
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'cancelled' | 'waiting-children';
+
+/** The retention spec that keeps every finished job: no count bound, no age bound. */
+export const KEEP_ALL = '-1,-1';
 
 export const JOB_STATES: readonly JobState[] = ['waiting', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'waiting-children'];
 
@@ -108,7 +113,7 @@ export interface NewJob {
   readonly deadline: number;
   /** ttl 0 = held until the job finishes. */
   readonly dedup?: { readonly key: string; readonly ttl: number };
-  /** Retention specs "count,ageMs" (-1 = unbounded, count 0 = remove at once). */
+  /** Retention specs "count,ageMs" (-1 = unbounded, count 0 = remove at once; KEEP_ALL keeps every job). */
   readonly removeOnComplete: string;
   readonly removeOnFail: string;
   /** Group (tenant) id; jobs of a group are served round-robin with other groups. */
@@ -166,6 +171,8 @@ export interface GroupState {
 export interface Lease {
   readonly id: string;
   readonly token: string;
+  /** The job reports to a flow parent: finishing it (complete, dead-letter, cancel) tells the parent. */
+  readonly child?: boolean;
 }
 
 export interface Fetch {
@@ -178,11 +185,11 @@ export interface Fetch {
    */
   readonly nameRoom?: readonly (readonly [name: string, room: number])[];
   /**
-   * The caller was woken by a new-work announcement: spend the wake-hint
-   * budget for `count` slots first (as NotifyAdapter.consumeWakeHint does)
-   * and claim only the slots it grants, in the same round trip.
+   * The caller was woken by a new-work announcement: claim only this
+   * worker's share of the announced work (so one add does not wake every
+   * idle worker into an empty claim), in the same round trip.
    */
-  readonly hinted?: boolean;
+  readonly woken?: boolean;
 }
 
 export type CompleteOutcome =
@@ -211,6 +218,8 @@ export interface PromoteOutcome {
   readonly moved: number;
   /** ms until the next delayed job is due (Redis clock), null when none. */
   readonly nextDueIn: number | null;
+  /** Schedulers whose list of upcoming cron times runs low: the engine computes more (engine/schedulers). */
+  readonly refill?: readonly string[];
 }
 
 export interface ReapOutcome {
@@ -282,7 +291,7 @@ export interface PurgeStep {
 
 export interface RedriveManyOutcome {
   readonly moved: number;
-  /** Moved jobs that report to a flow parent: the engine delivers their notifications. */
+  /** Moved jobs that report to a flow parent (the store has delivered their notifications when it resolves). */
   readonly withParent: string[];
 }
 
@@ -312,10 +321,20 @@ export interface EventReader {
 /**
  * Storage behind the engine: one method per transition, each one atomic.
  * A second backend implements this interface without touching the engine.
+ * A transition that finishes a flow child (complete, fail to a dead letter,
+ * cancel, redrive) also tells its parent before it resolves: how is the
+ * store's business (Redis: an outbox, because a flow spans hash slots).
  */
 export interface Store {
   readonly notify: NotifyAdapter;
-  readonly prefix: string;
+  /** Cron and every-N schedulers; a store without them refuses Queue.upsertScheduler(). */
+  readonly schedulers?: SchedulerStore;
+  /**
+   * Where users of the store report calls that failed because the backend is
+   * unreachable: summarized per outage instead of logged one by one. A store
+   * without it leaves such failures to the caller's logger.
+   */
+  readonly outage?: { failed(what: string, err: unknown, queue?: string): void };
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 
@@ -363,14 +382,12 @@ export interface Store {
   /** Adds a flow across queues, all or nothing: a duplicate id anywhere keeps nothing. */
   addFlow(nodes: readonly NewFlowNode[]): Promise<AddFlowOutcome>;
   /**
-   * Delivers the notification a finished child left for its parent (when there is one),
-   * and on up the tree when that finished the parent too. Idempotent.
+   * Finishes, for one queue, what crashed processes left half done (for
+   * Redis: flow notifications not yet delivered to their parents' queues,
+   * flow adds not yet committed). Does up to about `limit` items; returns
+   * how many, so a caller repeats while it gets `limit`. Idempotent.
    */
-  deliverToParent(queue: string, childId: string): Promise<DeliverOutcome>;
-  /** Delivers up to `limit` notifications left in a queue's outbox (a crash between the two steps); returns how many. */
-  sweepOutbox(queue: string, limit: number): Promise<number>;
-  /** Settles flow adds whose producer stopped between writing and committing this queue's part; returns how many. */
-  sweepFlows(queue: string, graceMs?: number): Promise<number>;
+  housekeep(queue: string, limit: number): Promise<number>;
   getChildren(queue: string, id: string): Promise<ChildrenRecord>;
   /** failed -> waiting (or waiting-children), attempts reset. */
   redrive(queue: string, id: string): Promise<RedriveOutcome>;
@@ -388,4 +405,16 @@ export interface Store {
   promoteJobs(queue: string, ids: readonly string[]): Promise<number>;
   /** Opens a reader of the queue's event stream on a connection of its own. */
   openEvents(queue: string): EventReader;
+}
+
+/**
+ * Errors a store raises on purpose, and the retry rule of the Store
+ * contract: `permanent` tells the engine whether repeating the call can
+ * help. Any other error (a dropped connection) is worth repeating; a refused
+ * script or a closed store is not.
+ */
+export class StoreError extends SpoolError {
+  constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {
+    super(message, options);
+  }
 }

@@ -202,12 +202,19 @@ local function spool_patch_at(hash, i, field, value)
   end
 end
 
+-- The queue looked empty to a claim: mark it so the next add announces new work
+-- (see includes/wake). The one place the marker and its TTL are set.
+local SPOOL_IDLE_TTL_MS = 3600000
+local function spool_mark_idle(Q)
+  redis.call('SET', Q.idle, '1', 'PX', SPOOL_IDLE_TTL_MS)
+end
+
 --[[
   Returns the claimed job hashes and, when nothing may start yet, the ms to wait.
   The hashes are appended to `out` when given (the caller's reply, with its
   own entries first), else to a new table.
   `hinted`: the caller was woken by a sched message and first spends the
-  wake-hint budget (see consume-hint): it claims only the slots granted.
+  wake-hint budget: it claims only the slots granted.
 ]]
 local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   out = out or {}
@@ -219,7 +226,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
       local granted = count
       if n < count then
         granted = n > 0 and n or 0
-        redis.call('SET', Q.idle, '1', 'PX', 3600000)
+        spool_mark_idle(Q)
       end
       if granted > 0 then
         redis.call('DECRBY', Q.hint, granted)
@@ -232,7 +239,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   end
   local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl', 'gw', 'np')
   if m[1] then
-    redis.call('SET', Q.idle, '1', 'PX', 3600000)
+    spool_mark_idle(Q)
     return out, 0
   end
   local throttled = tonumber(m[5])
@@ -262,7 +269,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
     budget = budget - 1
     local id, score, pick = spool_pop(Q, C, now, count - (#out - base))
     if not id then
-      redis.call('SET', Q.idle, '1', 'PX', 3600000)
+      spool_mark_idle(Q)
       -- Groups waiting for their rate window: no add will announce the reopening, so say when it is.
       local reopenAt = grouped and redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES') or {}
       if reopenAt[2] then

@@ -22,7 +22,7 @@ end
 -- Returns true when the finished job itself was removed.
 local function spool_retain(Q, indexKey, jobKey, id, spec, now)
   if spec == '-1,-1' then
-    -- Keep everything (the default): nothing to trim, the job stays.
+    -- Keep everything (removeOnComplete/removeOnFail: false): nothing to trim, the job stays.
     return false
   end
   local comma = string.find(spec, ',', 1, true)

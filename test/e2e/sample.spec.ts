@@ -95,6 +95,20 @@ describe('sample app over HTTP (e2e)', () => {
     await http.post('/reports').send({ tenant: 'umbrella', title: 'x' }).expect(400);
   });
 
+  it('answers 429 with Retry-After to a tenant over its waiting limit (SpoolExceptionFilter), and reports readiness', async () => {
+    const reports = app.get<Queue>(getQueueToken('reports'), { strict: false });
+    await reports.pauseGroup('initech');
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await http.post('/reports').send({ tenant: 'initech', title: `q${i}` }).expect(201)).body.id);
+    const refused = await http.post('/reports').send({ tenant: 'initech', title: 'one too many' }).expect(429);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.body).toMatchObject({ statusCode: 429, queue: 'reports', group: 'initech', limit: 20 });
+    await reports.resumeGroup('initech');
+    for (const id of ids) expect((await finished('reports', id)).state).toBe('completed');
+    const health = await http.get('/health').expect(200);
+    expect(health.body).toMatchObject({ ok: true, connections: { default: { ok: true } } });
+  });
+
   it('answers 404 for an unknown queue or job', async () => {
     await http.get('/jobs/nope/1').expect(404);
     await http.get('/jobs/emails/missing').expect(404);

@@ -5,7 +5,7 @@ import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * A real store that counts its claim calls. A woken worker's first claim
- * spends the wake-hint budget inside the script (fetch.hinted); one refused
+ * spends the wake-hint budget inside the script (fetch.woken); one refused
  * by the budget takes no job and did no claiming, so `claims` counts the
  * calls that got past the budget and `hinted` every woken call.
  */
@@ -13,9 +13,9 @@ class CountingStore extends RedisStore {
   claims = 0;
   hinted = 0;
   override async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
-    if (fetch.hinted) this.hinted += 1;
+    if (fetch.woken) this.hinted += 1;
     const outcome = await super.claim(queue, fetch);
-    if (!fetch.hinted || outcome.jobs.length > 0) this.claims += 1;
+    if (!fetch.woken || outcome.jobs.length > 0) this.claims += 1;
     return outcome;
   }
 }

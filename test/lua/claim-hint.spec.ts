@@ -10,7 +10,7 @@ describe('claim with the wake-hint budget (hinted)', () => {
   let store: RedisStore;
   let queue: Queue<number>;
   const send = (args: string[]) => store.command('test').sendCommand(args);
-  const hinted = (count: number) => store.claim('hint', { count, workerId: 'w', lockMs: 10_000, hinted: true }).then((o) => o.jobs);
+  const hinted = (count: number) => store.claim('hint', { count, workerId: 'w', lockMs: 10_000, woken: true }).then((o) => o.jobs);
 
   beforeEach(async () => {
     store = await testStore();

@@ -40,7 +40,7 @@ describe('README option tables', () => {
     ['job options', '## Job options', () => void new Queue('q', { store, defaultJobOptions: bogus as object })],
     ['Queue options', '`new Queue(name, options)`', () => void new Queue('q', { store, ...bogus })],
     ['Worker options', '`new Worker(queue, handler, options)`', () => void new Worker('q', async () => undefined, { store, ...bogus })],
-    ['RedisStore options', '`new RedisStore(connection, options)`', () => void new RedisStore({ url: redisUrl() }, bogus as object)],
+    ['RedisStore options', '`new RedisStore({ url, ...options })`', () => void new RedisStore({ url: redisUrl() }, bogus as object)],
   ])('%s', (_what, marker, build) => {
     const known = knownKeys(build);
     expect(known.length).toBeGreaterThan(0);

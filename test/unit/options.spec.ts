@@ -24,8 +24,9 @@ describe('normalizeJobOptions', () => {
       deadline: 0,
       timeout: undefined,
       dedup: undefined,
-      removeOnComplete: '-1,-1',
-      removeOnFail: '-1,-1',
+      // Bounded by default (DEFAULT_RETENTION): 1,000 completed for a day, 10,000 failed for 30 days.
+      removeOnComplete: '1000,86400000',
+      removeOnFail: '10000,2592000000',
     });
   });
 

@@ -1,4 +1,5 @@
-import { decodeHash, decodeJob } from '../../lib/store/replies.js';
+import { ReplyShapeError } from '../../lib/store/errors.js';
+import { decodeChildDone, decodeCounts, decodeHash, decodeJob, decodeLimits, decodeWatch } from '../../lib/store/replies.js';
 
 describe('reply decoding', () => {
   it('reads a hash from a flat RESP2 list and from a RESP3 map alike', () => {
@@ -7,8 +8,26 @@ describe('reply decoding', () => {
     expect(decodeHash({ name: 'send', attempt: '2' })).toEqual({ name: 'send', attempt: '2' });
   });
 
-  it('decodes a damaged job hash without throwing', () => {
-    const job = decodeJob('x', { state: 'bogus', attempt: 'NaN' });
-    expect(job).toMatchObject({ id: 'x', state: 'waiting', attempt: 0, name: '', data: 'null' });
+  it('decodes a job hash with damaged numbers, reading them as defaults', () => {
+    const job = decodeJob('x', { state: 'failed', attempt: 'NaN' });
+    expect(job).toMatchObject({ id: 'x', state: 'failed', attempt: 0, name: '', data: 'null' });
+  });
+
+  it('refuses an unknown or missing state instead of guessing one', () => {
+    expect(() => decodeJob('x', { state: 'bogus' })).toThrow(ReplyShapeError);
+    expect(() => decodeJob('x', { name: 'send' })).toThrow(/unknown job state ""/);
+    expect(() => decodeWatch('bogus')).toThrow(ReplyShapeError);
+    expect(() => decodeChildDone([1, 'bogus'])).toThrow(ReplyShapeError);
+  });
+
+  it('decodes the small replies by shape', () => {
+    expect(decodeWatch(null)).toBeNull();
+    expect(decodeWatch('delayed')).toBe('delayed');
+    expect(decodeChildDone([0, ''])).toEqual({ parentState: null });
+    expect(decodeChildDone([1, 'removed'])).toEqual({ parentState: null });
+    expect(decodeChildDone([1, 'waiting'])).toEqual({ parentState: 'waiting' });
+    expect(decodeCounts([1, 2, 3, 4, 5, 6, 7, 8])).toEqual({ waiting: 1, paused: 2, delayed: 3, active: 4, completed: 5, failed: 6, cancelled: 7, 'waiting-children': 8 });
+    expect(() => decodeCounts([1, 2])).toThrow(/expected 8 counts/);
+    expect(decodeLimits(['10,1000', null, '', '5', null])).toEqual({ rateLimit: { max: 10, duration: 1000 }, groupConcurrency: null, groupRateLimit: null, maxWaiting: 5, maxWaitingPerGroup: null });
   });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { LUA_SOURCES } from '../../lib/store/lua-sources.js';
 import { loadScript, ScriptIncludeError } from '../../lib/store/script-loader.js';
 import { QUEUE_KEYS } from '../../lib/store/keys.js';
+import { claimArgs, completeArgs } from '../../lib/store/script-args.js';
 import { SCRIPTS, type ScriptDescriptor } from '../../lib/store/scripts.js';
 
 const LUA_DIR = fileURLToPath(new URL('../../lua', import.meta.url));
@@ -37,6 +38,30 @@ function headerKeys(file: string): { fixed: string[]; rest: boolean; queue: bool
   return { fixed, rest, queue };
 }
 
+/**
+ * ARGV lines of a script header after the queue bundle: `ARGV[4] job id ...`
+ * (fixed, one per line, numbered in order) and `ARGV[8..] name, room pairs`.
+ */
+function headerArgv(file: string, queue: boolean): { fixed: string[]; rest?: string } {
+  const text = readFileSync(join(LUA_DIR, `${file}.lua`), 'utf8');
+  const header = text.slice(0, text.indexOf(']]'));
+  const first = queue ? 4 : 1;
+  const fixed: string[] = [];
+  let rest: string | undefined;
+  for (const match of header.matchAll(/^\s*ARGV\[(\d+)(\.\.)?(\d+)?\]\s+(.+)$/gm)) {
+    const n = Number(match[1]);
+    if (queue && n === 1) {
+      expect(match[3]).toBe('3');
+      continue;
+    }
+    expect(rest).toBeUndefined(); // nothing after the variadic tail
+    expect(n).toBe(first + fixed.length);
+    if (match[2]) rest = match[4]!;
+    else fixed.push(match[4]!);
+  }
+  return { fixed, ...(rest !== undefined && { rest }) };
+}
+
 describe('Lua scripts and their descriptors', () => {
   const descriptors = Object.entries(SCRIPTS) as [string, ScriptDescriptor][];
 
@@ -45,6 +70,30 @@ describe('Lua scripts and their descriptors', () => {
     expect(queue).toBe(descriptor.queue);
     expect(fixed).toEqual([...(descriptor.queue ? QUEUE_KEYS : []), ...descriptor.keys]);
     expect(rest).toBe(descriptor.rest !== undefined);
+  });
+
+  it.each(descriptors)('%s declares the same ARGV, in the same order, as its header', (_name, descriptor) => {
+    const { fixed, rest } = headerArgv(descriptor.file, descriptor.queue);
+    expect(fixed).toHaveLength(descriptor.argv.length);
+    descriptor.argv.forEach((label, i) => expect(fixed[i]!.startsWith(label)).toBe(true));
+    if (descriptor.argvRest === undefined) expect(rest).toBeUndefined();
+    else expect(rest?.startsWith(descriptor.argvRest)).toBe(true);
+  });
+
+  it('packs claim and complete arguments where their descriptors put them, fetch fields in the same order', () => {
+    const fetch = { workerId: 'W', count: 7, lockMs: 9000, woken: true, nameRoom: [['mail', 2]] as const };
+    const at = (argv: readonly string[], label: string) => argv.indexOf(label);
+    const claim = claimArgs(fetch);
+    const complete = completeArgs({ id: 'J', token: 'T' }, 'R', fetch);
+    for (const [args, d] of [[claim, SCRIPTS.claim], [complete, SCRIPTS.complete]] as const) {
+      expect(args[at(d.argv, 'worker id')]).toBe('W');
+      expect(args[at(d.argv, 'count')]).toBe(7);
+      expect(args[at(d.argv, 'lease duration ms')]).toBe(9000);
+      expect(args.slice(d.argv.length)).toEqual(['mail', 2]);
+    }
+    expect(claim[at(SCRIPTS.claim.argv, 'woken')]).toBe(1);
+    expect(complete.slice(0, 3)).toEqual(['J', 'T', 'R']);
+    expect(at(SCRIPTS.complete.argv, 'worker id') - at(SCRIPTS.claim.argv, 'worker id')).toBe(at(SCRIPTS.complete.argv, 'lease duration ms') - at(SCRIPTS.claim.argv, 'lease duration ms'));
   });
 
   it('lists the queue bundle in includes/queue in the order QUEUE_KEYS sends it', () => {

@@ -1,0 +1,146 @@
+import type { SpoolLogger } from '../logger.js';
+import { RedisUnavailableError, StoreNotConnectedError } from './errors.js';
+import { clientOptionProblems, createSpoolClient, type RedisClientLike } from './redis-client.js';
+import type { ScriptRunner } from './script-runner.js';
+import { checkServer } from './server-checks.js';
+
+/** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
+export type RedisConnection = { readonly url: string } | { readonly client: RedisClientLike };
+
+/**
+ * The Redis store's command connection and its life: open (once, or waiting
+ * for Redis), check the server, preload the scripts, close what it opened.
+ */
+export class CommandConnection {
+  readonly ownsClient: boolean;
+  private client: RedisClientLike | undefined;
+  private state: 'new' | 'connected' | 'closed' = 'new';
+  private connecting: Promise<void> | undefined;
+  /** The client connect() is opening, so close() can end a wait for Redis. */
+  private opening: RedisClientLike | undefined;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly runner: ScriptRunner,
+    private readonly logger: SpoolLogger,
+    private readonly requireNoEviction: boolean,
+    /** Told when an owned connection drops and when it is back (the store's outage log). */
+    private readonly health: { lost(what: string): void; recovered(): void },
+  ) {
+    this.ownsClient = 'url' in connection;
+  }
+
+  /** The client is connected and answering (false during an outage). */
+  get ready(): boolean {
+    return this.client?.isReady === true;
+  }
+
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** Opens the connection (when owned) and checks the server; idempotent. */
+  connect(wait: boolean): Promise<void> {
+    if (this.state === 'connected') return Promise.resolve();
+    if (this.state === 'closed') return Promise.reject(new StoreNotConnectedError('connect()'));
+    this.connecting ??= this.open(wait).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /** The connected client; throws a clear error before connect() or after close(). */
+  get(what: string): RedisClientLike {
+    if (this.state !== 'connected' || !this.client) throw new StoreNotConnectedError(what);
+    return this.client;
+  }
+
+  /** Marks the connection closed and ends a pending connect(); `close()` then closes the client. */
+  async stop(): Promise<void> {
+    this.state = 'closed';
+    if (this.connecting && this.ownsClient) {
+      this.opening?.destroy();
+      await this.connecting.catch(() => undefined);
+    }
+  }
+
+  /** Closes the client when the store created it. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client && this.ownsClient && client.isOpen) await client.close().catch(() => client.destroy());
+  }
+
+  private async open(wait: boolean): Promise<void> {
+    const client = 'url' in this.connection ? createSpoolClient(this.connection.url) : this.connection.client;
+    for (const problem of clientOptionProblems(client)) this.logger.warn(`RedisStore client: ${problem}`);
+    const onError = (err: Error): void => this.health.lost(`connection lost: ${err.message}`);
+    const onReady = (): void => this.health.recovered();
+    if (!client.isOpen) {
+      this.opening = client;
+      try {
+        await (wait ? this.openWaiting(client) : openOnce(client));
+      } catch (err) {
+        if (this.ownsClient) client.destroy();
+        throw new RedisUnavailableError('RedisStore connect()', err);
+      } finally {
+        this.opening = undefined;
+      }
+    }
+    if (this.ownsClient) {
+      client.on('error', onError);
+      client.on('ready', onReady);
+    }
+    try {
+      await checkServer(client, this.logger, { requireNoEviction: this.requireNoEviction });
+      // Not fatal: a store connects under OOM too (SCRIPT LOAD may be refused), and calls fall back to EVAL.
+      await this.runner.preload(client).catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
+    } catch (err) {
+      if (this.ownsClient) {
+        client.off('error', onError);
+        client.destroy();
+      }
+      throw err;
+    }
+    if (this.state === 'closed') {
+      if (this.ownsClient) client.destroy();
+      throw new StoreNotConnectedError('connect()');
+    }
+    this.client = client;
+    this.state = 'connected';
+  }
+
+  /** Connects, riding out refused connections with the client's own capped backoff. */
+  private async openWaiting(client: RedisClientLike): Promise<void> {
+    let told = false;
+    const onError = (err: Error): void => {
+      if (!told) this.logger.warn(`Redis is unreachable (${err.message}); waiting for it to come up`);
+      told = true;
+    };
+    client.on('error', onError);
+    try {
+      await client.connect();
+    } finally {
+      client.off('error', onError);
+    }
+  }
+}
+
+/**
+ * One attempt to connect: the first connection error fails the call (node-redis
+ * would otherwise retry for ever inside connect()).
+ */
+async function openOnce(client: RedisClientLike): Promise<void> {
+  let onError: ((err: Error) => void) | undefined;
+  const refused = new Promise<never>((_, reject) => {
+    onError = reject;
+    client.on('error', onError);
+  });
+  const connecting = client.connect();
+  connecting.catch(() => undefined);
+  try {
+    await Promise.race([connecting, refused]);
+  } finally {
+    client.off('error', onError!);
+  }
+}

@@ -1,0 +1,69 @@
+import { InvalidArgumentError, UnrecoverableError, Worker } from '../../lib/index.js';
+import { engineHarness } from '../helpers/harness.js';
+import { logRecorder } from '../helpers/log-recorder.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+// Logs a person can act on: a line per dead letter and per retry by default,
+// and a shutdown that says what it waits for.
+describe('worker logs', () => {
+  const h = engineHarness();
+
+  it('logs one warning per dead letter (queue, name, id, attempts, reason, message) and a debug line per retry', async () => {
+    const rec = logRecorder();
+    const queue = h.queue('mails');
+    const job = await queue.add('send', {}, { attempts: 3, backoff: 20 });
+    const fatal = await queue.add('send', { fatal: true }, { attempts: 3 });
+    h.worker<{ fatal?: boolean }>(
+      'mails',
+      async (j) => {
+        if (j.data.fatal) throw new UnrecoverableError('no such mailbox');
+        throw new Error('smtp timeout');
+      },
+      { logger: rec.logger },
+    );
+    await waitFor(() => rec.at('warn').length === 2, { message: 'two dead-letter warnings' });
+    expect(rec.at('warn').sort()).toEqual(
+      [
+        `job "send" ${job.id} of queue "mails" dead-lettered after attempt 3 of 3 (reason: error): smtp timeout`,
+        `job "send" ${fatal.id} of queue "mails" dead-lettered after attempt 1 of 3 (reason: unrecoverable): no such mailbox`,
+      ].sort(),
+    );
+    expect(rec.at('debug')).toEqual([
+      `job "send" ${job.id} of queue "mails" failed attempt 1 of 3 (reason: error); retrying in 20 ms: smtp timeout`,
+      `job "send" ${job.id} of queue "mails" failed attempt 2 of 3 (reason: error); retrying in 20 ms: smtp timeout`,
+    ]);
+    expect(rec.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('logFailures: false logs nothing; levels can be changed; bad values are refused', async () => {
+    const quiet = logRecorder();
+    const loud = logRecorder();
+    const a = await h.queue('quiet').add('x', {});
+    const b = await h.queue('loud').add('x', {});
+    h.worker('quiet', async () => { throw new Error('nope'); }, { logger: quiet.logger, logFailures: false });
+    h.worker('loud', async () => { throw new Error('nope'); }, { logger: loud.logger, logFailures: { dead: 'error', retry: false } });
+    await expect(h.queue('quiet').waitFor(a.id, { timeout: 5000 })).rejects.toThrow('nope');
+    await expect(h.queue('loud').waitFor(b.id, { timeout: 5000 })).rejects.toThrow('nope');
+    await waitFor(() => loud.lines.length === 1, { message: 'the error line' });
+    expect(loud.lines).toEqual([{ level: 'error', message: `job "x" ${b.id} of queue "loud" dead-lettered after attempt 1 of 1 (reason: error): nope` }]);
+    expect(quiet.lines).toEqual([]);
+    expect(() => new Worker('q', async () => undefined, { store: h.store, logFailures: { dead: 'loud' } as never })).toThrow(InvalidArgumentError);
+    expect(() => new Worker('q', async () => undefined, { store: h.store, logFailures: { deadd: 'warn' } as never })).toThrow('did you mean "dead"?');
+  });
+
+  it('says at shutdown what it waits for, and what it hands back', async () => {
+    const rec = logRecorder();
+    const queue = h.queue('emails');
+    for (let i = 0; i < 3; i++) await queue.add('send', {});
+    const worker = h.worker(
+      'emails',
+      (job) => new Promise<void>((resolve) => job.signal.addEventListener('abort', () => resolve())),
+      { logger: rec.logger, concurrency: 3 },
+    );
+    await waitFor(() => worker.activeCount === 3, { message: 'three running jobs' });
+    await worker.close({ timeout: 1500 });
+    expect(rec.at('log')).toEqual([expect.stringMatching(/^worker \S+ closing: waiting up to 1\.5 s for 3 running jobs of queue "emails"$/)]);
+    expect(rec.at('warn')).toEqual([expect.stringMatching(/^worker \S+ closing: 3 jobs of queue "emails" still running after 1\.5 s; aborting them and handing them back to waiting$/)]);
+    expect((await queue.getCounts()).waiting).toBe(3);
+  });
+});

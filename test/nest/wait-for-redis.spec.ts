@@ -1,0 +1,74 @@
+import 'reflect-metadata';
+import { ConsoleLogger } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { getQueueToken, QueueModule, RedisUnavailableError, type Queue } from '../../lib/index.js';
+import { freePort, RedisServer } from '../helpers/redis-server.mjs';
+import { waitFor } from '../helpers/wait-for.js';
+
+class CapturingLogger extends ConsoleLogger {
+  readonly lines: string[] = [];
+  override log(message: unknown): void {
+    this.lines.push(`log: ${String(message)}`);
+  }
+  override warn(message: unknown): void {
+    this.lines.push(`warn: ${String(message)}`);
+  }
+  override error(message: unknown): void {
+    this.lines.push(`error: ${String(message)}`);
+  }
+}
+
+// A Nest worker that boots before Redis: waitForRedis: true waits (capped
+// backoff, a log line every few seconds) instead of exiting.
+describe('Nest: Redis down at bootstrap', () => {
+  let server: RedisServer | undefined;
+  afterEach(async () => {
+    await server?.dispose();
+    server = undefined;
+  });
+
+  it('waitForRedis: true waits for Redis, says so while waiting, then starts', async () => {
+    const port = await freePort();
+    const logger = new CapturingLogger();
+    let app: TestingModule | undefined;
+    // Compiling already opens the connections (an async provider): it is what waits.
+    const booting = (async () => {
+      app = await Test.createTestingModule({
+        imports: [QueueModule.forRoot({ connection: { url: `redis://127.0.0.1:${port}`, prefix: 'boot', waitForRedis: true } }), QueueModule.registerQueue('late')],
+      })
+        .setLogger(logger)
+        .compile();
+      await app.init();
+    })();
+    let booted = false;
+    void booting.then(() => (booted = true), () => undefined);
+    // The bootstrap is still waiting after the first "still waiting" line (5 s).
+    await waitFor(() => logger.lines.some((l) => l.includes('still waiting for Redis')), { timeout: 10_000, interval: 50, message: 'a "still waiting" line' });
+    expect(booted).toBe(false);
+    server = await RedisServer.start({ port });
+    await booting;
+    try {
+      expect(logger.lines.filter((l) => l.startsWith('warn: Redis is unreachable'))).toHaveLength(1);
+      expect(logger.lines).toContainEqual(expect.stringMatching(/^log: connection "default": Redis answered after \d+\.\d s$/));
+      const queue = app!.get<Queue>(getQueueToken('late'));
+      expect((await queue.add('x', {})).id).toBeTruthy();
+    } finally {
+      await app!.close();
+    }
+  }, 30_000);
+
+  it('without it (the default) the bootstrap fails at once with RedisUnavailableError', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    let error: unknown;
+    try {
+      const app = await Test.createTestingModule({ imports: [QueueModule.forRoot({ connection: { url: `redis://127.0.0.1:${port}` } })] }).compile();
+      await app.init();
+      await app.close();
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SpoolError } from '../../lib/common/errors.js';
+import { ReplyShapeError, StoreError, StoreNotConnectedError } from '../../lib/store/errors.js';
+import { ScriptIncludeError } from '../../lib/store/script-loader.js';
+import { UnsupportedServerError } from '../../lib/store/server-checks.js';
+
+const LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../../lib');
+/** Lower layers first: a file may import its own layer and the ones before it, never one after. */
+const ORDER = ['common', 'notify', 'store', 'engine', 'nest'];
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The layer of a lib file, or undefined for files at lib/ top level (entry points, logger). */
+function layer(file: string): number | undefined {
+  const [first, second] = relative(LIB, file).split(/[\\/]/);
+  return second === undefined ? undefined : ORDER.indexOf(first!);
+}
+
+describe('layers', () => {
+  it('knows every folder of lib/', () => {
+    const folders = readdirSync(LIB).filter((name) => statSync(join(LIB, name)).isDirectory());
+    for (const folder of folders) expect(ORDER).toContain(folder);
+  });
+
+  it('has no import from a lower layer up', () => {
+    const upward: string[] = [];
+    for (const file of files(LIB)) {
+      const from = layer(file);
+      if (from === undefined) continue;
+      for (const match of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+        const target = resolve(dirname(file), match[1]!);
+        const to = layer(target);
+        if (to !== undefined && to > from) upward.push(`${relative(LIB, file)} -> ${relative(LIB, target)}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('roots every error Spool throws on purpose in SpoolError', () => {
+    expect(new StoreNotConnectedError('x')).toBeInstanceOf(SpoolError);
+    expect(new ReplyShapeError('claim', 'x')).toBeInstanceOf(StoreError);
+    expect(new ReplyShapeError('claim', 'x')).toBeInstanceOf(SpoolError);
+    expect(new UnsupportedServerError('old')).toBeInstanceOf(SpoolError);
+    expect(new UnsupportedServerError('old').name).toBe('UnsupportedServerError');
+    expect(new ScriptIncludeError('missing', ['a', 'b'])).toBeInstanceOf(SpoolError);
+    expect(new ScriptIncludeError('missing', ['a', 'b']).name).toBe('ScriptIncludeError');
+  });
+});

@@ -1,0 +1,64 @@
+import { InvalidArgumentError, Queue, RedisStore, UnknownOptionError } from '../../lib/index.js';
+import { resolveStoreConfig } from '../../lib/store/store-options.js';
+import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
+
+// One shape for the engine and the Nest module: new RedisStore({ url, prefix })
+// means what QueueModule's connection: { url, prefix } means.
+describe('RedisStore options: one shape, nothing silently ignored', () => {
+  const url = 'redis://127.0.0.1:1';
+
+  it('takes prefix and the other options in the connection object, like the Nest module', () => {
+    expect(new RedisStore({ url, prefix: 'x' }).prefix).toBe('x');
+    expect(resolveStoreConfig({ url, prefix: 'x', requireNoEviction: true, transientRetryMs: 5, outageLogInterval: 1000 })).toEqual({
+      connection: { url },
+      prefix: 'x',
+      requireNoEviction: true,
+      transientRetryMs: 5,
+      outageLogInterval: 1000,
+    });
+  });
+
+  it('gives the two-argument form the same meaning', () => {
+    expect(resolveStoreConfig({ url }, { prefix: 'x', requireNoEviction: true })).toEqual(resolveStoreConfig({ url, prefix: 'x', requireNoEviction: true }));
+    expect(new RedisStore({ url }, { prefix: 'x' }).prefix).toBe('x');
+    // The same value twice is harmless; two values for one key are refused.
+    expect(new RedisStore({ url, prefix: 'x' } as never, { prefix: 'x' }).prefix).toBe('x');
+    expect(() => new RedisStore({ url, prefix: 'x' } as never, { prefix: 'y' })).toThrow('RedisStore options.prefix is also given in the connection object');
+  });
+
+  it.each([
+    [{ url, prefx: 'x' }, 'RedisStore connection.prefx is not an option: did you mean "prefix"?'],
+    [{ url, requireNoEvictions: true }, 'RedisStore connection.requireNoEvictions is not an option: did you mean "requireNoEviction"?'],
+    [{ ulr: url }, 'RedisStore connection.ulr is not an option: did you mean "url"?'],
+  ])('refuses an unknown key of the connection object %p with a did-you-mean', (connection, message) => {
+    let thrown: unknown;
+    try {
+      new RedisStore(connection as never);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(UnknownOptionError);
+    expect((thrown as Error).message).toBe(message);
+  });
+
+  it('refuses bad values, naming the field', () => {
+    expect(() => new RedisStore({ url, client: {} } as never)).toThrow('RedisStore connection has both url and client');
+    expect(() => new RedisStore({ url, requireNoEviction: 'yes' } as never)).toThrow(InvalidArgumentError);
+    expect(() => new RedisStore({ url, outageLogInterval: 0 })).toThrow('RedisStore options.outageLogInterval must be a whole number of ms >= 1');
+    expect(() => new RedisStore({ url: 42 } as never)).toThrow('RedisStore connection url must be a string, got 42');
+  });
+
+  it('puts jobs where a store built with the other form looks', async () => {
+    const prefix = uniquePrefix('shape');
+    const one = new RedisStore({ url: redisUrl(), prefix, logger: silentLogger });
+    const two = new RedisStore({ url: redisUrl() }, { prefix, logger: silentLogger });
+    await Promise.all([one.connect(), two.connect()]);
+    try {
+      await new Queue('q', { store: one }).add('n', {}, { jobId: 'j1' });
+      expect((await new Queue('q', { store: two }).getJob('j1'))?.state).toBe('waiting');
+      expect(await new Queue('q', { store: two }).verify()).toEqual([]);
+    } finally {
+      await Promise.all([one.disconnect(), two.disconnect()]);
+    }
+  });
+});
