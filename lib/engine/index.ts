@@ -29,6 +29,7 @@ export type { SchedulerRepeat, SchedulerJob, SchedulerJobOptions, NormalizedRepe
 export type { SchedulerInfo, UpsertResult } from './schedulers.js';
 export type { MissedPolicy } from '../store/scheduler-store.js';
 export { toNdjson } from './dead-letters.js';
+export { listQueues } from './list-queues.js';
 export type {
   DeadLetterReason,
   FailedFilter,

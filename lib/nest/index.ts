@@ -16,5 +16,3 @@ export type { SpoolHttpError } from './exception-filter.js';
 export type { DtoClass } from './dto.js';
 export { SpoolHealth } from './health.js';
 export type { SpoolHealthReport, SpoolConnectionHealth } from './health.js';
-export { QueueDashboardModule, QUEUE_DASHBOARD_OPTIONS } from '../dashboard/index.js';
-export type { QueueDashboardOptions, QueueDashboardExtras } from '../dashboard/index.js';

@@ -27,6 +27,7 @@ import { OutageLog } from './outage-log.js';
 import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type RedisStoreOptions } from './store-options.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
+import { scanQueueNames } from './scan-queues.js';
 import type { EventReader, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
 
@@ -345,5 +346,9 @@ export class RedisStore implements Store, AsyncDisposable {
 
   openEvents(queue: string): EventReader {
     return new RedisEventReader(this.call('openEvents').duplicate(), this.keysOf(queue).events);
+  }
+
+  listQueues(): Promise<string[]> {
+    return scanQueueNames(this.call('listQueues'), this.prefix);
   }
 }

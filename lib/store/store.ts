@@ -409,6 +409,8 @@ export interface Store {
   getMetrics(queue: string): Promise<MetricsRecord>;
   /** Ids in one state index, oldest first (by index score). */
   listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]>;
+  /** Names of the queues under this store's prefix, sorted, found by scanning the keyspace: for operators' tools, never a hot path. */
+  listQueues(): Promise<string[]>;
   /** Walks every index and job hash of a queue; returns the inconsistencies found (empty when sound). */
   verify(queue: string): Promise<string[]>;
 

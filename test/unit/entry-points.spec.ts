@@ -32,7 +32,8 @@ function filesUnder(dir: string): string[] {
 
 describe('entry points of the built package', () => {
   it('the CommonJS build uses no import.meta and no file system (the Lua is compiled in)', () => {
-    const js = filesUnder(join(root, 'dist', 'cjs')).filter((f) => f.endsWith('.js'));
+    // dist/cjs/cli is the `spool` bin, which no entry point loads: it reads package.json and writes export files.
+    const js = filesUnder(join(root, 'dist', 'cjs')).filter((f) => f.endsWith('.js') && !f.includes(join('dist', 'cjs', 'cli', '')));
     expect(js.length).toBeGreaterThan(40);
     expect(js.filter((f) => /import\.meta|require\("(node:)?fs(\/promises)?"\)/.test(readFileSync(f, 'utf8')))).toEqual([]);
   });
