@@ -1,6 +1,6 @@
 import { resolvePage, type JobsPage } from './page.js';
 import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
-import { ClosedError, InvalidArgumentError, PayloadTooLargeError, QueueFullError } from './errors.js';
+import { ClosedError, InvalidArgumentError, QueueFullError } from './errors.js';
 import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
 import {
   DeadLetters,
@@ -15,25 +15,22 @@ import {
   type PurgeOptions,
   type RedriveOptions,
 } from './dead-letters.js';
-import { IdGenerator } from './ids.js';
 import { Job } from './job.js';
-import { encodeJson } from './json.js';
-import { assertPlainObject, checkOptions, describe } from '../common/validation.js';
-import { normalizeJobOptions, storedOptions, type JobOptions } from './options.js';
+import { JobPreparer, type BulkJob, type PayloadValidator } from './job-preparer.js';
+import { checkOptions } from '../common/validation.js';
+import type { JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
-import { recordOf } from './record.js';
+import { addedJob, recordOf } from './record.js';
 
 export { recordOf };
+export type { BulkJob, PayloadValidator };
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
 import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
 import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
 import { readMetrics, type QueueMetrics } from './metrics.js';
-import { captureTraceContext, inProducerSpan } from './tracing.js';
-
-/** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
-export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
+import { inProducerSpan } from './tracing.js';
 
 export interface QueueOptions {
   readonly store: Store;
@@ -45,12 +42,6 @@ export interface QueueOptions {
 }
 
 const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
-
-export interface BulkJob<Data = unknown> {
-  readonly name: string;
-  readonly data: Data;
-  readonly opts?: JobOptions;
-}
 
 /** What cancel() did: cancelled now, cancel requested from the running worker, job already finished, or no such job. */
 export type CancelResult = 'cancelled' | 'cancelling' | 'finished' | 'not-found';
@@ -68,10 +59,7 @@ const BATCH = 1000;
 export class Queue<Data = unknown, Result = unknown> {
   readonly name: string;
   private readonly store: Store;
-  private readonly defaults?: JobOptions;
-  private readonly maxPayloadBytes: number;
-  private readonly validate?: PayloadValidator;
-  private readonly ids = new IdGenerator();
+  private readonly preparer: JobPreparer<Data>;
   private readonly schedulers: Schedulers<Data>;
   private readonly many: DeadLetters<Data, Result>;
   private closed = false;
@@ -81,18 +69,7 @@ export class Queue<Data = unknown, Result = unknown> {
     checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     this.store = options.store;
-    if (options.defaultJobOptions !== undefined) {
-      normalizeJobOptions(options.defaultJobOptions, undefined, 'Queue options.defaultJobOptions');
-      if (options.defaultJobOptions.jobId !== undefined) {
-        throw new InvalidArgumentError('Queue options.defaultJobOptions.jobId', 'would give every job the same id', 'set jobId per job');
-      }
-      this.defaults = options.defaultJobOptions;
-    }
-    this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
-    if (!Number.isInteger(this.maxPayloadBytes) || this.maxPayloadBytes < 1) {
-      throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${String(options.maxPayloadBytes)}`);
-    }
-    this.validate = options.validate;
+    this.preparer = new JobPreparer<Data>(options);
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }
@@ -127,7 +104,7 @@ export class Queue<Data = unknown, Result = unknown> {
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
       outcomes.push(...reply.jobs);
     }
-    return outcomes.map((outcome, i) => this.toJob(outcome, prepared[i]!.job, jobs[i]!.data));
+    return outcomes.map((outcome, i) => addedJob<Data, Result>(this.name, this.store, outcome, prepared[i]!.job, jobs[i]!.data));
   }
 
   async getJob(id: string): Promise<Job<Data, Result> | null> {
@@ -361,47 +338,7 @@ export class Queue<Data = unknown, Result = unknown> {
   }
 
   /** @internal Checks and encodes one job with this queue's defaults and validator (FlowProducer uses it too). */
-  async prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
-    assertPlainObject(job, at ? at.slice(0, -1) : 'job');
-    if (typeof job.name !== 'string' || job.name.length === 0 || job.name.length > 256) {
-      throw new InvalidArgumentError(`${at}name`, `must be a job name of 1 to 256 characters, got ${describe(job.name)}`);
-    }
-    const opts = normalizeJobOptions(job.opts, this.defaults, `${at}opts`);
-    if (this.validate) await this.validate(job.name, job.data);
-    const data = encodeJson(job.data, `${at}data`);
-    const bytes = Buffer.byteLength(data);
-    if (bytes > this.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, this.maxPayloadBytes);
-    return {
-      job: {
-        id: opts.jobId ?? this.ids.next(),
-        name: job.name,
-        data,
-        opts: JSON.stringify(storedOptions(opts)),
-        delay: opts.delay,
-        priority: opts.priority,
-        lifo: opts.lifo,
-        maxAttempts: opts.attempts,
-        deadline: opts.deadline,
-        dedup: opts.dedup,
-        removeOnComplete: opts.removeOnComplete,
-        removeOnFail: opts.removeOnFail,
-        group: opts.group,
-        traceContext: captureTraceContext(),
-      },
-    };
-  }
-
-  private toJob(outcome: AddOutcome, sent: NewJob, data: Data): Job<Data, Result> {
-    if (!outcome.created) {
-      if (outcome.existing) return new Job<Data, Result>(this.name, outcome.existing, undefined, this.store);
-      // The dedup window outlived its job: report the id the window names.
-      return new Job<Data, Result>(this.name, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, this.store);
-    }
-    return new Job<Data, Result>(
-      this.name,
-      { ...recordOf(sent, outcome.createdAt, outcome.runAt), state: outcome.state },
-      { value: data },
-      this.store,
-    );
+  prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
+    return this.preparer.prepare(job, at);
   }
 }

@@ -1,4 +1,5 @@
-import type { JobRecord, NewJob } from '../store/store.js';
+import type { AddOutcome, JobRecord, NewJob, Store } from '../store/store.js';
+import { Job } from './job.js';
 
 /** @internal The snapshot of a job just written (FlowProducer uses it too). */
 export function recordOf(job: NewJob, createdAt: number, runAt: number): JobRecord {
@@ -19,4 +20,14 @@ export function recordOf(job: NewJob, createdAt: number, runAt: number): JobReco
     group: job.group,
     cancelRequested: false,
   };
+}
+
+/** The Job an add returns: the new job (with its data as given), the existing one a jobId or dedup key names, or the id a dedup window outlived. */
+export function addedJob<Data, Result>(queue: string, store: Store, outcome: AddOutcome, sent: NewJob, data: Data): Job<Data, Result> {
+  if (!outcome.created) {
+    if (outcome.existing) return new Job<Data, Result>(queue, outcome.existing, undefined, store);
+    // The dedup window outlived its job: report the id the window names.
+    return new Job<Data, Result>(queue, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, store);
+  }
+  return new Job<Data, Result>(queue, { ...recordOf(sent, outcome.createdAt, outcome.runAt), state: outcome.state }, { value: data }, store);
 }

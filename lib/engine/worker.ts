@@ -1,22 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { OwnershipMessage, SchedMessage, Unsubscribe } from '../notify/notify-adapter.js';
-import type { ExtendOutcome, JobRecord, Lease, ReapOutcome } from '../store/store.js';
+import type { JobRecord, Lease } from '../store/store.js';
 import { Claimer } from './claimer.js';
-import { CorruptJobError, InvalidArgumentError, JobCancelledError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
+import { CorruptJobError, InvalidArgumentError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
-import type { ActiveJob, LeaseWriter } from './job.js';
-import { encodeJson } from './json.js';
-import { LeaseKeeper } from './lease-keeper.js';
-import { NameCaps } from './name-caps.js';
+import type { ActiveJob } from './job.js';
+import { leaseWriter } from './lease-writer.js';
 import { validateQueueName } from './names.js';
 import { encodeResult, failureOf } from './outcome.js';
 import { persist } from './persist.js';
-import { Promoter } from './promoter.js';
-import { Reaper } from './reaper.js';
+import { Slots } from './slots.js';
 import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
+import { Upkeep } from './upkeep.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
@@ -42,26 +39,18 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   readonly id: string;
   readonly queueName: string;
   private readonly o: ResolvedWorkerOptions;
-  private readonly held = new Map<string, HeldJob<Data, Result>>();
-  /** Claimed jobs waiting for their name to drop under its cap (two claims raced). */
-  private readonly parked: HeldJob<Data, Result>[] = [];
-  private readonly caps: NameCaps;
+  private readonly slots: Slots<Data, Result>;
   private readonly claimer: Claimer;
-  private readonly leaseKeeper: LeaseKeeper;
-  private readonly reaper: Reaper;
-  private readonly promoter: Promoter;
+  /** Leases, reaping, promotion, polling and the messages that wake the worker. */
+  private readonly upkeep: Upkeep<Data, Result>;
   /** Handlers start one per event-loop turn (see TurnPacer for why). */
   private readonly pacer = new TurnPacer();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
   private forced = false;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private readonly unsubscribe: Unsubscribe[] = [];
-  private offReconnect: (() => void) | undefined;
   private startup: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
-  private emptied: (() => void) | undefined;
 
   constructor(queueName: string, private readonly handler: Handler<Data, Result>, options: WorkerOptions) {
     super();
@@ -71,37 +60,28 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;
     const queue = this.queueName;
-    this.caps = new NameCaps(this.o.nameConcurrency);
+    this.slots = new Slots(this.o.nameConcurrency);
     this.claimer = new Claimer({
       store,
       queue,
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
-      capacity: () => this.o.concurrency - this.held.size,
-      nameRoom: () => this.caps.room(),
+      capacity: () => this.o.concurrency - this.slots.size,
+      nameRoom: () => this.slots.room(),
       onClaimed: (records) => records.forEach((r) => this.take(r)),
       onEmpty: () => this.checkDrained(),
       report: (err, context) => this.report(err, context),
     });
-    this.leaseKeeper = new LeaseKeeper({
-      store,
+    this.upkeep = new Upkeep({
       queue,
-      lockMs: this.o.lockDuration,
-      renewMs: this.o.lockRenewTime,
-      held: () => [...this.held.values()].filter((h) => !h.lost).map((h) => h.lease),
-      onOutcome: (lease, outcome) => this.onLeaseOutcome(lease, outcome),
-      onError: (err, since) => this.onRenewFailure(err, since),
+      options: this.o,
+      claimer: this.claimer,
+      slots: this.slots,
+      running: () => this.state === 'running',
+      onReaped: (outcomes) => outcomes.forEach(({ id, state }) => this.safeEmit('stalled', id, state)),
+      report: (err, context) => this.report(err, context),
     });
-    this.reaper = new Reaper({
-      store,
-      queue,
-      intervalMs: this.o.stalledInterval,
-      maxStalledCount: this.o.maxStalledCount,
-      onReaped: (outcomes) => this.onReaped(outcomes),
-      onError: (err) => this.report(err, 'reaping expired leases failed'),
-    });
-    this.promoter = new Promoter({ store, queue, onError: (err) => this.report(err, 'promoting delayed jobs failed') });
     if (this.o.autorun) void this.run().catch((err) => this.report(err, 'the worker could not start'));
   }
 
@@ -113,7 +93,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   /** Jobs held right now (running, or parked behind their name's cap). */
   get activeCount(): number {
-    return this.held.size;
+    return this.slots.size;
   }
 
   get isRunning(): boolean {
@@ -133,83 +113,25 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private async start(): Promise<void> {
     if (this.state !== 'new') return;
     this.state = 'running';
-    const { notify } = this.o.store;
     if (this.o.limiter !== undefined) await this.o.store.configure(this.queueName, { rateLimit: this.o.limiter });
-    // Listen before the first claim, so no wake-up falls between the two.
-    this.unsubscribe.push(await notify.onScheduled((m) => this.onSched(m)));
-    this.unsubscribe.push(await notify.onOwnershipLost((m) => this.onOwnershipLost(m)));
-    this.offReconnect = notify.onReconnect(() => {
-      // Messages sent while the subscription was down are lost: look for work ourselves.
-      this.promoter.arm(0);
-      this.claimer.look();
-    });
+    await this.upkeep.listen();
     if (this.state !== 'running') return;
-    this.leaseKeeper.start();
-    this.reaper.start();
-    this.promoter.start();
-    this.pollTimer = setInterval(() => {
-      if (this.claimer.free() > 0) this.claimer.fill();
-    }, this.o.pollInterval);
+    this.upkeep.start();
     this.claimer.start();
-  }
-
-  private onSched(message: SchedMessage): void {
-    if (message.queue !== this.queueName || this.state !== 'running') return;
-    if (message.kind === 'delayed') this.promoter.arm(message.dueIn);
-    else this.claimer.wake();
-  }
-
-  private onOwnershipLost(message: OwnershipMessage): void {
-    if (message.queue !== this.queueName) return;
-    const held = this.held.get(message.id);
-    if (!held || held.lease.token !== message.token) return;
-    if (message.kind === 'cancel') {
-      held.abort(new JobCancelledError(message.id));
-    } else {
-      held.lost = true;
-      held.abort(new LeaseLostError(message.id));
-    }
-  }
-
-  private onLeaseOutcome(lease: Lease, outcome: ExtendOutcome): void {
-    const held = this.held.get(lease.id);
-    if (!held || held.lease.token !== lease.token) return;
-    if (outcome === 'lost') {
-      held.lost = true;
-      held.abort(new LeaseLostError(lease.id));
-    } else if (outcome === 'cancel-requested') {
-      held.abort(new JobCancelledError(lease.id));
-    }
-  }
-
-  private onRenewFailure(err: unknown, since: number): void {
-    this.report(err, 'renewing leases failed');
-    if (since <= this.o.lockDuration) return;
-    // Past the lease we cannot prove we still hold these jobs: tell the handlers.
-    for (const held of this.held.values()) {
-      held.abort(new LeaseLostError(held.job.id, `the lease (not renewed for ${since} ms)`));
-    }
-  }
-
-  private onReaped(outcomes: readonly ReapOutcome[]): void {
-    for (const { id, state } of outcomes) this.safeEmit('stalled', id, state);
   }
 
   /** A claimed job: run it, park it behind its name's cap, or hand it back when closing. */
   private take(record: JobRecord): void {
     const held = new HeldJob<Data, Result>(this.queueName, record, (lease) => this.writer(lease), this.o.store);
-    this.held.set(record.id, held);
-    this.caps.taken(held.job.name);
+    const runsNow = this.slots.hold(held);
     this.busySinceDrained = true;
     if (this.state !== 'running') void this.handBack(held);
-    else if (this.caps.atCap(held.job.name)) this.parked.push(held);
-    else this.begin(held);
+    else if (runsNow) this.begin(held);
   }
 
   private begin(held: HeldJob<Data, Result>): void {
     const { job } = held;
-    held.started = true;
-    this.caps.started(job.name);
+    this.slots.started(held);
     this.safeEmit('active', job);
     if (held.payloadBytes > this.o.maxPayloadBytes) {
       void this.finish(held, { ok: false, error: new StoredPayloadTooLargeError(held.payloadBytes, this.o.maxPayloadBytes) });
@@ -239,9 +161,11 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (!held.finishing) await this.finish(held, outcome);
   }
 
+  /** The handler's run is over (returned, threw, timed out, or never ran): record its outcome. */
   private finish(held: HeldJob<Data, Result>, outcome: Outcome<Result>): Promise<void> {
     held.finishing = true;
     held.clearTimer();
+    this.endRun(held);
     held.writing = this.write(held, outcome).catch((err) => {
       this.report(err, `recording the outcome of job ${held.job.id} failed`);
       this.freeSlot(held);
@@ -263,9 +187,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   private async writeCompletion(held: HeldJob<Data, Result>, result: string, value: Result): Promise<void> {
     const { job, lease } = held;
-    this.endRun(held);
     // Complete and claim this slot's next job in one call, unless the queue looked empty.
-    const fetch = this.claimer.nextFetch(this.state === 'running', this.caps.room(job.name));
+    const fetch = this.claimer.nextFetch(this.state === 'running', this.slots.room(job.name));
     const reply = await this.persist(() => this.o.store.complete(this.queueName, lease, result, fetch, held.ranMs));
     this.freeSlot(held, false);
     if (reply.status === 'completed' || (reply.status === 'already' && reply.state === 'completed')) {
@@ -290,7 +213,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     } else if (reply.state === 'cancelled') {
       this.safeEmit('cancelled', job);
     } else {
-      if (reply.state === 'delayed') this.promoter.arm(failure.retryDelay);
+      if (reply.state === 'delayed') this.upkeep.promoter.arm(failure.retryDelay);
       this.safeEmit('failed', job, error, reply.state === 'failed' ? 'dead' : 'retry');
       logFailure(this.o.logger, this.o.logFailures, this.queueName, job, failure, reply.state === 'failed');
     }
@@ -310,7 +233,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     } else if (reply.state === 'cancelled') {
       this.safeEmit('cancelled', job);
     } else {
-      this.promoter.arm(error.retryAfter);
+      this.upkeep.promoter.arm(error.retryAfter);
       this.claimer.waitFor(error.retryAfter);
       this.safeEmit('rateLimited', job, error.retryAfter);
     }
@@ -318,40 +241,29 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   /**
-   * The handler's run is over: a parked job of its name may start, and a
-   * name that was at its cap can be claimed again.
+   * A started job's run is over (once: from finish, or from a hand-back of a
+   * job still running): a parked job of its name may start, and a name that
+   * was at its cap can be claimed again.
    */
   private endRun(held: HeldJob<Data, Result>): void {
-    if (!held.started) return;
-    held.started = false;
-    const name = held.job.name;
-    if (!this.caps.ended(name)) return;
-    const next = this.parked.findIndex((p) => p.job.name === name);
-    if (next >= 0 && this.state === 'running') this.begin(this.parked.splice(next, 1)[0]!);
-    else this.claimer.capReopened();
+    const next = this.slots.runEnded(held, this.state === 'running');
+    if (next === 'reopened') this.claimer.capReopened();
+    else if (next) this.begin(next);
   }
 
   /** Frees the job's local slot (the store's release hands a job back to Redis: a different thing). */
   private freeSlot(held: HeldJob<Data, Result>, refill = true): void {
-    held.clearTimer();
-    this.endRun(held);
-    const parkedAt = this.parked.indexOf(held);
-    if (parkedAt >= 0) this.parked.splice(parkedAt, 1);
-    if (this.held.get(held.job.id) === held) {
-      this.held.delete(held.job.id);
-      this.caps.dropped(held.job.name);
-    }
+    this.slots.free(held);
     if (refill) this.slotFreed();
   }
 
   private slotFreed(): void {
-    if (this.held.size === 0) this.emptied?.();
     if (this.state === 'running') this.claimer.slotFreed();
   }
 
   /** 'drained' once the queue is empty and the last job of this worker is done. */
   private checkDrained(): void {
-    if (this.claimer.isIdle && this.busySinceDrained && this.held.size === 0) {
+    if (this.claimer.isIdle && this.busySinceDrained && this.slots.size === 0) {
       this.busySinceDrained = false;
       this.safeEmit('drained');
     }
@@ -366,31 +278,26 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     });
   }
 
-  private writer(lease: Lease): LeaseWriter {
-    const { store } = this.o;
-    return {
-      progress: async (value) => {
-        const ok = await store.progress(this.queueName, lease, encodeJson(value, 'progress'));
-        if (!ok) throw new LeaseLostError(lease.id, 'the progress');
-        const held = this.held.get(lease.id);
-        if (held) this.safeEmit('progress', held.job, value);
-      },
-      log: async (line) => {
-        const kept = await store.log(this.queueName, lease, String(line), this.o.keepLogs);
-        if (kept === null) throw new LeaseLostError(lease.id, 'the log line');
-      },
-      recalled: (key) => store.getOnce(this.queueName, key),
-      remember: (key, outcome, ttlMs) => store.setOnce(this.queueName, key, outcome, ttlMs),
-    };
+  private writer(lease: Lease) {
+    return leaseWriter(this.o.store, this.queueName, lease, this.o.keepLogs, (value) => {
+      const held = this.slots.find(lease.id, lease.token);
+      if (held) this.safeEmit('progress', held.job, value);
+    });
   }
 
   /** Shutdown: abort the job and give it back to waiting, attempt not counted. */
   private async handBack(held: HeldJob<Data, Result>): Promise<void> {
-    if (held.finishing) {
-      await held.writing;
-      return;
+    if (!held.finishing) {
+      held.finishing = true;
+      // Recorded as the job's write, so a second hand-back (the shutdown's last step) waits for this one.
+      held.writing = this.giveBack(held);
     }
-    held.finishing = true;
+    await held.writing;
+  }
+
+  private async giveBack(held: HeldJob<Data, Result>): Promise<void> {
+    held.clearTimer();
+    if (held.started) this.endRun(held);
     held.abort(new WorkerClosingError(held.job.id));
     try {
       await this.o.store.release(this.queueName, held.lease);
@@ -415,35 +322,19 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       await step('wait for startup', () => this.startup);
       await step('stop claiming', () => {
         this.claimer.stop();
-        clearInterval(this.pollTimer);
-        this.promoter.stop();
-        this.reaper.stop();
+        this.upkeep.stopLooking();
       });
       await step('wait for claims in flight', () => this.claimer.settled());
-      if (this.held.size > 0) this.o.logger.log(`worker ${this.id} closing: waiting up to ${seconds(timeout)} for ${plural(this.held.size, 'running job')} of queue "${this.queueName}"`);
-      await step('let running jobs finish', () => this.waitEmpty(timeout));
+      if (this.slots.size > 0) this.o.logger.log(`worker ${this.id} closing: waiting up to ${seconds(timeout)} for ${plural(this.slots.size, 'running job')} of queue "${this.queueName}"`);
+      await step('let running jobs finish', () => this.slots.whenEmpty(timeout));
       this.forced = true;
-      if (this.held.size > 0) this.o.logger.warn(`worker ${this.id} closing: ${plural(this.held.size, 'job')} of queue "${this.queueName}" still running after ${seconds(timeout)}; aborting them and handing them back to waiting`);
-      await step('hand back the rest', () => Promise.all([...this.held.values()].map((h) => this.handBack(h))));
-      await step('stop renewing leases', () => this.leaseKeeper.stop());
-      await step('unsubscribe', () => Promise.all(this.unsubscribe.map((off) => off())));
-      this.offReconnect?.();
+      if (this.slots.size > 0) this.o.logger.warn(`worker ${this.id} closing: ${plural(this.slots.size, 'job')} of queue "${this.queueName}" still running after ${seconds(timeout)}; aborting them and handing them back to waiting`);
+      await step('hand back the rest', () => Promise.all(this.slots.values().map((h) => this.handBack(h))));
+      await step('stop renewing leases', () => this.upkeep.stopLeases());
+      await step('unsubscribe', () => this.upkeep.stopListening());
     }
     this.state = 'closed';
     this.safeEmit('closed');
-  }
-
-  private waitEmpty(timeout: number): Promise<void> {
-    if (this.held.size === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.emptied = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, timeout);
-      this.emptied = done;
-    });
   }
 
   private report(err: unknown, context: string): void {

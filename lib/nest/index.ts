@@ -7,7 +7,7 @@ export type { QueueRegistration, QueueScheduler } from './queue-registry.js';
 export { Processor, OnJob, OnWorkerEvent, OnQueueEvent, InjectQueue, InjectQueueEvents, InjectConnection, InjectFlowProducer } from './decorators.js';
 export type { ProcessorOptions, OnJobOptions, OnJobSchedule, ProcessorEvent, QueueEventListenerName } from './decorators.js';
 export { SpoolQueueEvents } from './queue-events-host.js';
-export { SpoolWorkers } from './processor-explorer.js';
+export { SpoolWorkers } from './processor-host.js';
 export { ModuleFlowProducer } from './module-flow-producer.js';
 export { DEFAULT_CONNECTION, getQueueToken, getQueueEventsToken, getConnectionToken, getFlowProducerToken } from './tokens.js';
 export { SpoolBootstrapError, QueueValidationError } from './errors.js';

@@ -8,7 +8,8 @@ import { knownKeys } from './module-options.js';
 import { ModuleFlowProducer } from './module-flow-producer.js';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE } from './module-definition.js';
 import { nestLogger } from './nest-logger.js';
-import { SpoolWorkers } from './processor-explorer.js';
+import { ProcessorExplorer } from './processor-explorer.js';
+import { SpoolWorkers } from './processor-host.js';
 import { SpoolSchedulers } from './scheduler-bootstrap.js';
 import { SpoolQueueEvents } from './queue-events-host.js';
 import { QueueRegistry, type QueueRegistration } from './queue-registry.js';
@@ -44,7 +45,7 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
     { provide: SpoolHealth, useFactory: (c: SpoolConnections) => new SpoolHealth(c), inject: [SpoolConnections] },
     {
       provide: SpoolWorkers,
-      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(d, s, r, c, m, l),
+      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(new ProcessorExplorer(d, s), r, c, m, l),
       inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, ModuleRef, SPOOL_LOGGER],
     },
     {

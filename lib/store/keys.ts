@@ -114,6 +114,16 @@ export interface Channels {
   readonly done: string;
 }
 
+/** Key names per queue, built once per queue name (every script call needs them). */
+export function keyCache(prefix: string): (queue: string) => QueueKeys {
+  const built = new Map<string, QueueKeys>();
+  return (queue) => {
+    let keys = built.get(queue);
+    if (!keys) built.set(queue, (keys = queueKeys(prefix, queue)));
+    return keys;
+  };
+}
+
 export function queueKeys(prefix: string, queue: string): QueueKeys {
   const base = `{${prefix}:${queue}}`;
   const jobPrefix = `${base}:job:`;

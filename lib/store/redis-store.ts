@@ -1,21 +1,23 @@
-import { stderrLogger, type SpoolLogger } from '../logger.js';
+import { stderrLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { FLOW_SWEEP_GRACE_MS } from './flow-intents.js';
-import { channels, indexKey, queueKeys, type Channels, type QueueKeys } from './keys.js';
+import { channels, keyCache, type Channels, type QueueKeys } from './keys.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
+import { grantRedisAccess } from './redis-access.js';
 import { RedisFlows } from './redis-flows.js';
+import * as reads from './redis-reads.js';
 import {
-  decodeAdd, decodeCancel, decodeChildren, decodeClaim, decodeComplete, decodeCount, decodeCounts, decodeExtend,
-  decodeFail, decodeFlag, decodeGroup, decodeHash, decodeJob, decodeLimits, decodeLog, decodePromote, decodeReap,
-  decodeRelease, decodeRedrive, decodeRemove, decodeStrings, decodeWatch, type RawReply,
+  decodeAdd, decodeCancel, decodeClaim, decodeComplete, decodeCount, decodeCounts, decodeExtend,
+  decodeFail, decodeFlag, decodeLog, decodePromote, decodeReap,
+  decodeRelease, decodeRedrive, decodeRemove, decodeWatch, type RawReply,
 } from './replies.js';
 import { addArgs, claimArgs, completeArgs, configureArgs, extendArgs, groupLimitArgs } from './script-args.js';
 import { ScriptRunner } from './script-runner.js';
 import { fixedKeys, SCRIPTS, type ScriptName } from './scripts.js';
 import type {
-  AddBatchOutcome, AddFlowOutcome, ChildrenRecord, DeliverOutcome, NewFlowNode, RedriveOutcome, RemoveOutcome,
+  AddBatchOutcome, AddFlowOutcome, ChildrenRecord, NewFlowNode, RedriveOutcome, RemoveOutcome,
   CancelOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, Failure, FailOutcome, Fetch, GroupLimits, GroupState,
   JobCounts, JobRecord, JobState, Lease, NewJob, PromoteOutcome, QueueLimits, ReapOutcome, ReleaseOutcome, Store,
 } from './store.js';
@@ -56,7 +58,7 @@ export class RedisStore implements Store, AsyncDisposable {
   private readonly runner: ScriptRunner;
   private readonly channels: Channels;
   private readonly flows: RedisFlows;
-  private readonly keys = new Map<string, QueueKeys>();
+  private readonly keys: (queue: string) => QueueKeys;
 
   /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
   readonly outage: OutageLog;
@@ -68,12 +70,14 @@ export class RedisStore implements Store, AsyncDisposable {
     const config = resolveStoreConfig(first, options);
     const prefix = config.prefix;
     this.prefix = prefix;
+    this.keys = keyCache(prefix);
     const logger = config.logger ?? stderrLogger;
     this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
     this.channels = channels(prefix);
     this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: config.transientRetryMs });
     this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage);
     this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
+    grantRedisAccess(this, { command: (what) => this.command(what), keysOf: (queue) => this.keysOf(queue), flows: this.flows });
     this.ownsNotify = config.notify === undefined;
     this.notify =
       config.notify ??
@@ -109,8 +113,8 @@ export class RedisStore implements Store, AsyncDisposable {
     await this.disconnect();
   }
 
-  /** The command connection; throws a clear error before connect() or after disconnect(). */
-  command(what: string): RedisClientLike {
+  /** The command connection; throws a clear error before connect() or after disconnect(). Tests reach it through redisAccess(). */
+  private command(what: string): RedisClientLike {
     return this.connection.get(what);
   }
 
@@ -126,13 +130,8 @@ export class RedisStore implements Store, AsyncDisposable {
     return mappingUnavailable(this.command(what), what);
   }
 
-  keysOf(queue: string): QueueKeys {
-    let keys = this.keys.get(queue);
-    if (!keys) {
-      keys = queueKeys(this.prefix, queue);
-      this.keys.set(queue, keys);
-    }
-    return keys;
+  private keysOf(queue: string): QueueKeys {
+    return this.keys(queue);
   }
 
   private run(name: ScriptName, queue: string, args: readonly (string | number)[], jobId?: string, extraKeys: readonly string[] = []): Promise<RawReply> {
@@ -241,24 +240,23 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async isPaused(queue: string): Promise<boolean> {
-    return decodeFlag('HEXISTS', (await this.call('isPaused').sendCommand(['HEXISTS', this.keysOf(queue).meta, 'paused'])) as RawReply);
+    return reads.isPaused(this.call('isPaused'), this.keysOf(queue));
   }
 
   async getJob(queue: string, id: string): Promise<JobRecord | null> {
-    const hash = decodeHash((await this.call('getJob').sendCommand(['HGETALL', this.keysOf(queue).job(id)])) as RawReply);
-    return Object.keys(hash).length === 0 ? null : decodeJob(id, hash);
+    return reads.readJob(this.call('getJob'), this.keysOf(queue), id);
   }
 
   async getLogs(queue: string, id: string): Promise<string[]> {
-    return decodeStrings('LRANGE', (await this.call('getLogs').sendCommand(['LRANGE', this.keysOf(queue).logs(id), '0', '-1'])) as RawReply);
+    return reads.readLogs(this.call('getLogs'), this.keysOf(queue), id);
   }
 
   async getOnce(queue: string, key: string): Promise<string | null> {
-    return (await this.call('getOnce').sendCommand(['GET', this.keysOf(queue).once(key)])) as string | null;
+    return reads.readOnce(this.call('getOnce'), this.keysOf(queue), key);
   }
 
   async setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void> {
-    await this.call('setOnce').sendCommand(['SET', this.keysOf(queue).once(key), outcome, 'PX', String(ttlMs)]);
+    await reads.writeOnce(this.call('setOnce'), this.keysOf(queue), key, outcome, ttlMs);
   }
 
   async getCounts(queue: string): Promise<JobCounts> {
@@ -271,26 +269,19 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async pausedNames(queue: string): Promise<string[]> {
-    return decodeStrings('SMEMBERS', (await this.call('pausedNames').sendCommand(['SMEMBERS', this.keysOf(queue).pausedNames])) as RawReply);
+    return reads.readPausedNames(this.call('pausedNames'), this.keysOf(queue));
   }
 
   async getLimits(queue: string): Promise<QueueLimits> {
-    return decodeLimits((await this.call('getLimits').sendCommand(['HMGET', this.keysOf(queue).meta, 'rl', 'gcap', 'grl', 'mw', 'mwg', 'ev'])) as RawReply);
+    return reads.readLimits(this.call('getLimits'), this.keysOf(queue));
   }
 
   async getGroup(queue: string, group: string): Promise<GroupState> {
-    const k = this.keysOf(queue);
-    const client = this.call('getGroup');
-    const [fields, waiting] = await Promise.all([
-      client.sendCommand(['HMGET', k.group(group), 'paused', 'active', 'cap', 'rl']) as Promise<RawReply>,
-      client.sendCommand(['ZCARD', k.groupWait(group)]) as Promise<RawReply>,
-    ]);
-    return decodeGroup(group, fields, waiting);
+    return reads.readGroup(this.call('getGroup'), this.keysOf(queue), group);
   }
 
   async listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]> {
-    const key = indexKey(this.keysOf(queue), state);
-    return decodeStrings('ZRANGE', (await this.call('listIds').sendCommand(['ZRANGE', key, String(start), String(end)])) as RawReply);
+    return reads.readIds(this.call('listIds'), this.keysOf(queue), state, start, end);
   }
 
   async verify(queue: string): Promise<string[]> {
@@ -305,25 +296,6 @@ export class RedisStore implements Store, AsyncDisposable {
     return this.flows.add(nodes, stopAfter);
   }
 
-  /**
-   * Settles the flow adds whose producer stopped between the two steps in
-   * this queue: parts older than `graceMs` follow the flow's decision, which
-   * becomes discard when the producer never made one. Returns how many parts.
-   */
-  sweepFlows(queue: string, graceMs: number = FLOW_SWEEP_GRACE_MS): Promise<number> {
-    return this.flows.sweep(queue, graceMs);
-  }
-
-  /** Delivers the notification a finished child left in its queue's outbox, if any, and on up the tree. Idempotent. */
-  deliverToParent(queue: string, childId: string): Promise<DeliverOutcome> {
-    return this.flows.deliver(queue, childId);
-  }
-
-  /** Delivers up to `limit` notifications left in a queue's outbox (a crash between the two steps); returns how many. */
-  sweepOutbox(queue: string, limit: number): Promise<number> {
-    return this.flows.sweepOutbox(queue, limit);
-  }
-
   /** The outbox first; once it is empty, the flow adds a crashed producer left uncommitted. */
   async housekeep(queue: string, limit: number): Promise<number> {
     const delivered = await this.flows.sweepOutbox(queue, limit);
@@ -332,14 +304,7 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async getChildren(queue: string, id: string): Promise<ChildrenRecord> {
-    const k = this.keysOf(queue);
-    const client = this.call('getChildren');
-    const [pending, results, failures] = await Promise.all([
-      client.sendCommand(['SMEMBERS', k.deps(id)]) as Promise<RawReply>,
-      client.sendCommand(['HGETALL', k.results(id)]) as Promise<RawReply>,
-      client.sendCommand(['HGETALL', k.failures(id)]) as Promise<RawReply>,
-    ]);
-    return decodeChildren(decodeStrings('SMEMBERS', pending), decodeHash(results), decodeHash(failures));
+    return reads.readChildren(this.call('getChildren'), this.keysOf(queue), id);
   }
 
   /** A flow parent dead-lettered because of this child hears that it is back. */

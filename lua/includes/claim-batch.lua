@@ -210,46 +210,168 @@ local function spool_mark_idle(Q)
   redis.call('SET', Q.idle, '1', 'PX', SPOOL_IDLE_TTL_MS)
 end
 
+-- Woken by a sched message: spends the wake-hint budget; returns how many slots it grants.
+local function spool_claim_granted(Q, count)
+  local budget = redis.call('GET', Q.hint)
+  if not budget then
+    return count
+  end
+  local n = tonumber(budget) or 0
+  local granted = count
+  if n < count then
+    granted = n > 0 and n or 0
+    spool_mark_idle(Q)
+  end
+  if granted > 0 then
+    redis.call('DECRBY', Q.hint, granted)
+  end
+  return granted
+end
+
+--[[
+  The queue-wide checks, paid once per call. Returns the meta fields and the
+  queue rate window (allowance, reopen, fresh) when jobs may start; else nil
+  and the ms to wait (0: paused, an add will announce).
+]]
+local function spool_claim_gate(Q, now)
+  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl', 'gw', 'np')
+  if m[1] then
+    spool_mark_idle(Q)
+    return nil, 0
+  end
+  local throttled = tonumber(m[5])
+  if throttled and now < throttled then
+    return nil, throttled - now
+  end
+  local allowance, reopen, fresh = spool_window(m[2], m[3], m[4], now)
+  if allowance <= 0 then
+    return nil, reopen - now
+  end
+  return m, allowance, reopen, fresh
+end
+
+-- Nothing left to pop: mark the queue idle and say when the first rate-limited group reopens (0: none).
+local function spool_claim_ran_dry(Q, grouped, now)
+  spool_mark_idle(Q)
+  -- Groups waiting for their rate window: no add will announce the reopening, so say when it is.
+  local reopenAt = grouped and redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES') or {}
+  if reopenAt[2] then
+    return math.max(1, tonumber(reopenAt[2]) - now)
+  end
+  return 0
+end
+
+-- Starts one job: fresh lease token, counters, event; its hash (patched in place) goes to `out`.
+local function spool_claim_start(Q, C, J, jobKey, id, pick, hash, f, out)
+  local token = J.workerId .. ':' .. (f.claims + 1)
+  redis.call('HSET', jobKey, 'claims', f.claims + 1, 'attempt', f.attempt + 1, 'state', 'active', 'token', token, 'startedAt', J.now)
+  spool_event(Q, 'active', 'jobId', id, 'attempt', f.attempt + 1)
+  C.active[#C.active + 1] = J.now + J.lockMs
+  C.active[#C.active + 1] = id
+  if pick then
+    spool_group_started(Q, C, pick, J.now)
+  end
+  spool_patch_at(hash, f.iClaims, 'claims', tostring(f.claims + 1))
+  spool_patch_at(hash, f.iAttempt, 'attempt', tostring(f.attempt + 1))
+  spool_patch_at(hash, f.iState, 'state', 'active')
+  spool_patch_at(hash, f.iToken, 'token', token)
+  spool_patch_at(hash, f.iStarted, 'startedAt', tostring(J.now))
+  out[#out + 1] = hash
+end
+
+--[[
+  One popped job: dropped (no hash), parked (its name is paused), stepped
+  over (no room for its name: kept in J.skipped), dead-lettered (deadline
+  passed) or started.
+]]
+local function spool_claim_one(Q, C, J, id, score, pick, out)
+  local jobKey = Q.jobPrefix .. id
+  local hash = redis.call('HGETALL', jobKey)
+  local f = {}
+  local deadline, name
+  deadline, name, f.claims, f.attempt, f.iClaims, f.iAttempt, f.iState, f.iToken, f.iStarted = spool_claim_fields(hash)
+  if not name then
+    return -- An index entry without its hash: dropped.
+  end
+  if J.checkPaused and redis.call('SISMEMBER', Q.pausedNames, name) == 1 then
+    redis.call('ZADD', Q.parkedPrefix .. name, score, id)
+    redis.call('HINCRBY', Q.meta, 'pw', 1)
+    return
+  end
+  local room = J.room
+  if room and room[name] == 0 then
+    local skipped = J.skipped
+    skipped[#skipped + 1] = id
+    skipped[#skipped + 1] = score
+    skipped[#skipped + 1] = pick or false
+    return
+  end
+  C.names[name] = (C.names[name] or 0) - 1
+  deadline = tonumber(deadline) or 0
+  if deadline > 0 and J.now > deadline then
+    spool_dead_letter(Q, jobKey, id, J.now, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError')
+    spool_metric_dead(Q, J.now)
+    return
+  end
+  if room and room[name] then
+    room[name] = room[name] - 1
+  end
+  spool_claim_start(Q, C, J, jobKey, id, pick, hash, f, out)
+end
+
+-- Puts the stepped-over jobs back at their places (their group's queue, or the ungrouped one).
+local function spool_claim_put_back(Q, skipped)
+  for i = 1, #skipped, 3 do
+    local pick = skipped[i + 2]
+    redis.call('ZADD', pick and pick.source or Q.wait, skipped[i + 1], skipped[i])
+    if pick then
+      redis.call('HINCRBY', Q.meta, 'gw', 1)
+      spool_group_ready(Q, pick.gid)
+    end
+  end
+end
+
+-- Counts the claimed jobs against the queue's rate window; returns the wait, set when this claim used it up.
+local function spool_claim_count_window(Q, m, claimed, allowance, reopen, fresh, now, waitMs)
+  if not m[2] then
+    return waitMs
+  end
+  if claimed >= allowance and waitMs == 0 then
+    -- This claim used up the queue's window: say when it reopens, or a
+    -- worker with free slots would sleep until its next poll.
+    waitMs = math.max(1, reopen - now)
+  end
+  if claimed > 0 then
+    if fresh then
+      redis.call('HSET', Q.meta, 'rlw', now, 'rln', claimed)
+    else
+      redis.call('HINCRBY', Q.meta, 'rln', claimed)
+    end
+  end
+  return waitMs
+end
+
 --[[
   Returns the claimed job hashes and, when nothing may start yet, the ms to wait.
   The hashes are appended to `out` when given (the caller's reply, with its
   own entries first), else to a new table.
   `hinted`: the caller was woken by a sched message and first spends the
   wake-hint budget: it claims only the slots granted.
+  Steps: wake-hint budget, queue-wide gate, pop and take jobs in turn, put
+  back the stepped-over ones, flush counters, count the rate window.
 ]]
 local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   out = out or {}
   local base = #out
   if hinted then
-    local budget = redis.call('GET', Q.hint)
-    if budget then
-      local n = tonumber(budget) or 0
-      local granted = count
-      if n < count then
-        granted = n > 0 and n or 0
-        spool_mark_idle(Q)
-      end
-      if granted > 0 then
-        redis.call('DECRBY', Q.hint, granted)
-      end
-      count = granted
-    end
+    count = spool_claim_granted(Q, count)
   end
   if count <= 0 then
     return out, 0
   end
-  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl', 'gw', 'np')
-  if m[1] then
-    spool_mark_idle(Q)
-    return out, 0
-  end
-  local throttled = tonumber(m[5])
-  if throttled and now < throttled then
-    return out, throttled - now
-  end
-  local allowance, reopen, fresh = spool_window(m[2], m[3], m[4], now)
-  if allowance <= 0 then
-    return out, reopen - now
+  local m, allowance, reopen, fresh = spool_claim_gate(Q, now)
+  if not m then
+    return out, allowance
   end
   if count > allowance then
     count = allowance
@@ -262,91 +384,29 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   else
     C.ringLen = 0
   end
-  local checkPaused = (tonumber(m[9]) or 0) > 0
-  local skipped = nil -- {id, score, group pick} triples stepped over (no room for their name)
+  -- Per-call inputs of the job steps; skipped: {id, score, group pick} triples stepped over (no room for their name).
+  local J = { workerId = workerId, lockMs = lockMs, now = now, room = room, checkPaused = (tonumber(m[9]) or 0) > 0, skipped = {} }
   local waitMs = 0
   local budget = count + 100
   while #out - base < count and budget > 0 do
     budget = budget - 1
     local id, score, pick = spool_pop(Q, C, now, count - (#out - base))
     if not id then
-      spool_mark_idle(Q)
-      -- Groups waiting for their rate window: no add will announce the reopening, so say when it is.
-      local reopenAt = grouped and redis.call('ZRANGE', Q.glimited, 0, 0, 'WITHSCORES') or {}
-      if reopenAt[2] then
-        waitMs = math.max(1, tonumber(reopenAt[2]) - now)
-      end
+      waitMs = spool_claim_ran_dry(Q, grouped, now)
       break
     end
-    local jobKey = Q.jobPrefix .. id
-    local hash = redis.call('HGETALL', jobKey)
-    local deadline, name, claims, attempt, iClaims, iAttempt, iState, iToken, iStarted = spool_claim_fields(hash)
-    if not name then
-      -- An index entry without its hash: dropped.
-    elseif checkPaused and redis.call('SISMEMBER', Q.pausedNames, name) == 1 then
-      redis.call('ZADD', Q.parkedPrefix .. name, score, id)
-      redis.call('HINCRBY', Q.meta, 'pw', 1)
-    elseif room and room[name] == 0 then
-      skipped = skipped or {}
-      skipped[#skipped + 1] = id
-      skipped[#skipped + 1] = score
-      skipped[#skipped + 1] = pick or false
-    else
-      C.names[name] = (C.names[name] or 0) - 1
-      deadline = tonumber(deadline) or 0
-      if deadline > 0 and now > deadline then
-        spool_dead_letter(Q, jobKey, id, now, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError')
-        spool_metric_dead(Q, now)
-      else
-        if room and room[name] then
-          room[name] = room[name] - 1
-        end
-        local token = workerId .. ':' .. (claims + 1)
-        redis.call('HSET', jobKey, 'claims', claims + 1, 'attempt', attempt + 1, 'state', 'active', 'token', token, 'startedAt', now)
-        spool_event(Q, 'active', 'jobId', id, 'attempt', attempt + 1)
-        C.active[#C.active + 1] = now + lockMs
-        C.active[#C.active + 1] = id
-        if pick then
-          spool_group_started(Q, C, pick, now)
-        end
-        spool_patch_at(hash, iClaims, 'claims', tostring(claims + 1))
-        spool_patch_at(hash, iAttempt, 'attempt', tostring(attempt + 1))
-        spool_patch_at(hash, iState, 'state', 'active')
-        spool_patch_at(hash, iToken, 'token', token)
-        spool_patch_at(hash, iStarted, 'startedAt', tostring(now))
-        out[#out + 1] = hash
-      end
-    end
+    spool_claim_one(Q, C, J, id, score, pick, out)
   end
   spool_unpop(Q, C)
   spool_claim_flush(Q, C)
-  for i = 1, skipped and #skipped or 0, 3 do
-    local pick = skipped[i + 2]
-    redis.call('ZADD', pick and pick.source or Q.wait, skipped[i + 1], skipped[i])
-    if pick then
-      redis.call('HINCRBY', Q.meta, 'gw', 1)
-      spool_group_ready(Q, pick.gid)
-    end
-  end
+  spool_claim_put_back(Q, J.skipped)
   local claimed = #out - base
-  if hinted and skipped and claimed < count then
+  if hinted and #J.skipped > 0 and claimed < count then
     -- Slots granted for jobs this worker may not take (no room for their name):
     -- give them back, so another idle worker woken by the same message can.
-    redis.call('INCRBY', Q.hint, math.min(count - claimed, #skipped / 3))
+    redis.call('INCRBY', Q.hint, math.min(count - claimed, #J.skipped / 3))
   end
-  if m[2] and claimed >= allowance and waitMs == 0 then
-    -- This claim used up the queue's window: say when it reopens, or a
-    -- worker with free slots would sleep until its next poll.
-    waitMs = math.max(1, reopen - now)
-  end
-  if m[2] and claimed > 0 then
-    if fresh then
-      redis.call('HSET', Q.meta, 'rlw', now, 'rln', claimed)
-    else
-      redis.call('HINCRBY', Q.meta, 'rln', claimed)
-    end
-  end
-  return out, waitMs
+  return out, spool_claim_count_window(Q, m, claimed, allowance, reopen, fresh, now, waitMs)
 end
 
 -- ARGV[from..] as name, room pairs: name -> how many jobs of it a claim may take (nil when none).

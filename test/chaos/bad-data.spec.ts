@@ -1,6 +1,7 @@
 import { redisUrl } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { scenario, type Scenario } from './support/scenario.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 // Bad data in Redis and bad handler outcomes, run by a worker process: each
 // ends as a readable dead letter (or a completion), and the process lives on.
@@ -14,7 +15,7 @@ describe('chaos: malformed data and bad handler outcomes', () => {
     await s.dispose();
   });
 
-  const raw = (args: string[]) => s.store.command('test').sendCommand(args);
+  const raw = (args: string[]) => commandOf(s.store, 'test').sendCommand(args);
   const finished = (ids: string[]) =>
     waitFor(
       async () => {
@@ -29,7 +30,7 @@ describe('chaos: malformed data and bad handler outcomes', () => {
   };
 
   it('dead-letters broken JSON, oversized payloads and unknown names with a clear reason, cleans an index entry whose hash is gone', async () => {
-    const k = s.store.keysOf('q');
+    const k = keysOf(s.store, 'q');
     await s.queue.add('work', { mode: 'ok' }, { jobId: 'broken-json' });
     await raw(['HSET', k.job('broken-json'), 'data', '{"mode": "ok", ']);
     await s.queue.add('work', { mode: 'ok' }, { jobId: 'orphan-entry' });

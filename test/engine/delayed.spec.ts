@@ -1,5 +1,6 @@
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 describe('delayed jobs', () => {
   // A long poll interval proves the promotion timer, not polling, runs them on time.
@@ -8,7 +9,7 @@ describe('delayed jobs', () => {
   it('runs a delayed job within 100 ms of its due time (Redis clock)', async () => {
     const queue = h.queue('due');
     h.worker('due', async () => 'ran');
-    await waitFor(async () => (await h.store.command('t').sendCommand(['EXISTS', h.store.keysOf('due').idle])) === 1, {
+    await waitFor(async () => (await commandOf(h.store, 't').sendCommand(['EXISTS', keysOf(h.store, 'due').idle])) === 1, {
       message: 'the worker to go idle',
     });
     const job = await queue.add('later', {}, { delay: 400 });

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Worker, type ActiveJob } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 /** job.once() and the idempotencyKey option (seed 004 §16); the crash case is in test/chaos/worker-crash.spec.ts. */
 describe('idempotent side effects: job.once()', () => {
@@ -46,9 +47,9 @@ describe('idempotent side effects: job.once()', () => {
     });
     await queue.add('x', {}, { idempotencyKey: 'op' });
     await waitFor(async () => (await queue.getCounts()).completed === 1);
-    const key = h.store.keysOf('once-ttl').once('op:step');
+    const key = keysOf(h.store, 'once-ttl').once('op:step');
     expect(key).toContain(`{${h.store.prefix}:once-ttl}`);
-    const ttl = Number(await h.store.command('test').sendCommand(['PTTL', key]));
+    const ttl = Number(await commandOf(h.store, 'test').sendCommand(['PTTL', key]));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(300);
     await waitFor(async () => (await h.store.getOnce('once-ttl', 'op:step')) === null, { timeout: 3000 });

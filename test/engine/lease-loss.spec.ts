@@ -1,6 +1,7 @@
 import { LeaseLostError, type ActiveJob } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { nextEvent, waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 /** Strong lease ownership at the worker: a holder that lost its lease hears it and writes nothing. */
 describe('lease loss', () => {
@@ -38,7 +39,7 @@ describe('lease loss', () => {
     const job = await queue.add('x', {});
     await started;
     // Time passes for the lease only: expire it in Redis, then reap as another worker would.
-    await h.store.command('t').sendCommand(['ZADD', h.store.keysOf('reaped').active, '0', job.id]);
+    await commandOf(h.store, 't').sendCommand(['ZADD', keysOf(h.store, 'reaped').active, '0', job.id]);
     await h.store.reap('reaped', 1, 100);
     await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed');
     expect(reasons).toHaveLength(1);

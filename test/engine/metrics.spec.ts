@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UnrecoverableError } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 const h = engineHarness({ pollInterval: 50 });
 
@@ -113,8 +114,8 @@ describe('queue.getMetrics()', () => {
     h.worker('m-ttl', async () => 'ok');
     await waitFor(async () => (await queue.getCounts()).completed === 1, { message: 'completed' });
     const minute = (await queue.getMetrics()).minutes.find((m) => m.completed === 1)!;
-    const client = h.store.command('test');
-    const key = `${h.store.keysOf('m-ttl').meta.slice(0, -4)}metrics:${minute.at / 60_000}`;
+    const client = commandOf(h.store, 'test');
+    const key = `${keysOf(h.store, 'm-ttl').meta.slice(0, -4)}metrics:${minute.at / 60_000}`;
     const ttl = Number(await client.sendCommand(['TTL', key]));
     expect(ttl).toBeGreaterThan(3600);
     expect(ttl).toBeLessThanOrEqual(3720);

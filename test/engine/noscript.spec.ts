@@ -1,5 +1,6 @@
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf } from '../helpers/redis-access.js';
 
 describe('SCRIPT FLUSH while jobs run', () => {
   const h = engineHarness();
@@ -10,7 +11,7 @@ describe('SCRIPT FLUSH while jobs run', () => {
     h.worker<number>('flush', async (job) => void runs.set(job.id, (runs.get(job.id) ?? 0) + 1), { concurrency: 8 });
     const adding = queue.addBulk(Array.from({ length: 300 }, (_, i) => ({ name: 'x', data: i })));
     for (let i = 0; i < 5; i++) {
-      await h.store.command('t').sendCommand(['SCRIPT', 'FLUSH']);
+      await commandOf(h.store, 't').sendCommand(['SCRIPT', 'FLUSH']);
       await new Promise((r) => setTimeout(r, 10));
     }
     await adding;

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Job, type Queue } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 /** Tick time of a tick job id `<scheduler id>:<ms>`. */
 const tickOf = (id: string) => Number(id.slice(id.lastIndexOf(':') + 1));
@@ -124,9 +125,9 @@ describe('schedulers (engine)', () => {
     const queue = h.queue('refill');
     const ran: string[] = [];
     const result = await queue.upsertScheduler('sec', { cron: '* * * * * *', missed: 'all' }, { name: 'c' });
-    const key = h.store.keysOf('refill').scheduler('sec');
+    const key = keysOf(h.store, 'refill').scheduler('sec');
     // Leave one listed time after the pending tick: the promotion of that tick must ask for more.
-    await h.store.command('test').sendCommand(['HSET', key, 'ts', String(result.next! + 1000)]);
+    await commandOf(h.store, 'test').sendCommand(['HSET', key, 'ts', String(result.next! + 1000)]);
     h.worker('refill', async (job: Job) => void ran.push(job.id));
     await waitFor(() => ran.length >= 3, { message: 'three ticks past the listed ones' });
     expect(ran.map(tickOf)).toEqual([result.next!, result.next! + 1000, result.next! + 2000]);

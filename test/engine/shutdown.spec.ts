@@ -1,4 +1,4 @@
-import { WorkerClosingError, type ActiveJob } from '../../lib/index.js';
+import { Worker, WorkerClosingError, type ActiveJob, type RedisStore } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { nextEvent, waitFor } from '../helpers/wait-for.js';
 
@@ -61,5 +61,50 @@ describe('graceful shutdown', () => {
     await worker.close({ timeout: 100 });
     expect(await queue.getCounts()).toMatchObject({ active: 0, completed: 15, waiting: 15 });
     for (const job of await queue.getJobs('waiting')) await queue.cancel(job.id);
+  });
+});
+
+/**
+ * A busy queue: completions claim the slot's next job in the same call. When
+ * such a reply lands after close() began, the claimed job is handed straight
+ * back; close() must resolve once that hand-back is done, not at its timeout.
+ */
+describe('graceful shutdown on a busy queue', () => {
+  const h = engineHarness();
+
+  it('resolves promptly when complete-and-claim-next replies arrive while closing', async () => {
+    const queue = h.queue('busy');
+    await queue.addBulk(Array.from({ length: 40 }, (_, i) => ({ name: 'x', data: i })));
+    // Holds each complete reply (real Redis already answered) until the test lets it through.
+    let letRepliesThrough!: () => void;
+    const repliesHeld = new Promise<void>((r) => (letRepliesThrough = r));
+    let completesSent = 0;
+    const real = h.store;
+    const store = new Proxy(real, {
+      get(target, prop) {
+        if (prop === 'complete') {
+          return async (...args: Parameters<RedisStore['complete']>) => {
+            completesSent += 1;
+            const reply = await target.complete(...args);
+            await repliesHeld;
+            return reply;
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    // Built here, not by the harness: it runs on the gated store. The test closes it itself.
+    const worker = new Worker('busy', async () => 'done', { concurrency: 4, store });
+    await waitFor(() => completesSent === 4, { message: 'four completions sent, their replies held' });
+    const started = Date.now();
+    const closed = worker.close({ timeout: 20_000 });
+    letRepliesThrough();
+    await closed;
+    // The in-flight writes and hand-backs take milliseconds; the bug waited the whole 20 s timeout.
+    expect(Date.now() - started).toBeLessThan(5000);
+    const counts = await queue.getCounts();
+    expect(counts).toMatchObject({ active: 0, completed: 4, waiting: 36 });
+    for (const job of await queue.getJobs('waiting', { end: -1 })) await queue.cancel(job.id);
   });
 });

@@ -2,6 +2,7 @@ import { Queue, RedisStore, Worker } from '../../lib/index.js';
 import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 /**
  * A real store that counts its claim calls. A woken worker's first claim
@@ -54,7 +55,7 @@ describe('wake-ups', () => {
     // One round trip per woken worker at most: no worker claims again after the budget refused it.
     expect(store.hinted).toBeLessThanOrEqual(10);
     // The 3 slots the add granted were spent by those claims, not ignored.
-    expect(Number((await store.command('test').sendCommand(['GET', store.keysOf('herd').hint])) ?? 0)).toBe(0);
+    expect(Number((await commandOf(store, 'test').sendCommand(['GET', keysOf(store, 'herd').hint])) ?? 0)).toBe(0);
     expect(await queue.verify()).toEqual([]);
   });
 
@@ -82,6 +83,6 @@ describe('wake-ups', () => {
 });
 
 async function publishes(store: RedisStore): Promise<number> {
-  const info = String(await store.command('test').sendCommand(['INFO', 'commandstats']));
+  const info = String(await commandOf(store, 'test').sendCommand(['INFO', 'commandstats']));
   return Number(/^cmdstat_publish:calls=(\d+)/m.exec(info)?.[1] ?? 0);
 }

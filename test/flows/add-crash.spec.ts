@@ -2,6 +2,7 @@ import { FlowAddAbandonedError, FlowProducer, type RedisStore } from '../../lib/
 import type { ScriptCalls } from '../../lib/store/redis-flows.js';
 import type { NewFlowNode } from '../../lib/store/store.js';
 import { engineHarness } from '../helpers/harness.js';
+import { sweepFlows } from '../helpers/redis-access.js';
 
 /** A store whose addFlow stops where a producer dying there would, then reports the death. */
 function dyingAfter(store: RedisStore, step: 'write' | 'decide'): RedisStore {
@@ -37,8 +38,8 @@ describe('flows: a producer dies between writing a tree and committing it', () =
     expect(await queues[1]!.verify()).toEqual(expect.arrayContaining([expect.stringContaining('never committed')]));
 
     // Within the grace a sweep leaves a live producer's add alone.
-    for (const q of ['ac-orders', 'ac-pay', 'ac-ship']) expect(await h.store.sweepFlows(q)).toBe(0);
-    for (const q of ['ac-orders', 'ac-pay', 'ac-ship']) expect(await h.store.sweepFlows(q, 0)).toBe(1);
+    for (const q of ['ac-orders', 'ac-pay', 'ac-ship']) expect(await sweepFlows(h.store, q)).toBe(0);
+    for (const q of ['ac-orders', 'ac-pay', 'ac-ship']) expect(await sweepFlows(h.store, q, 0)).toBe(1);
 
     for (const [q, id] of [[0, 'o1'], [1, 'c1'], [2, 'p1']] as const) expect(await queues[q]!.getJob(id)).toBeNull();
     const counts = await Promise.all(queues.map((q) => q.getCounts()));
@@ -61,12 +62,12 @@ describe('flows: a producer dies between writing a tree and committing it', () =
     h.worker('ac-pay', (job) => (ran.push(job.id), 'paid'));
     h.worker('ac-ship', (job) => (ran.push(job.id), 'packed'));
     h.worker('ac-orders', () => (parentRuns += 1));
-    for (const q of ['ac-pay', 'ac-ship', 'ac-orders']) expect(await h.store.sweepFlows(q, 0)).toBe(1);
+    for (const q of ['ac-pay', 'ac-ship', 'ac-orders']) expect(await sweepFlows(h.store, q, 0)).toBe(1);
     await expect(h.queue('ac-orders').waitFor('o1', { timeout: 10_000 })).resolves.toBe(1);
     expect(ran.sort()).toEqual(['c1', 'p1']);
     expect(parentRuns).toBe(1);
     // Settled: a second sweep finds nothing.
-    for (const q of ['ac-pay', 'ac-ship', 'ac-orders']) expect(await h.store.sweepFlows(q, 0)).toBe(0);
+    for (const q of ['ac-pay', 'ac-ship', 'ac-orders']) expect(await sweepFlows(h.store, q, 0)).toBe(0);
   });
 
   it('a producer slower than the grace loses to the sweep: its add fails whole with FlowAddAbandonedError', async () => {
@@ -79,7 +80,7 @@ describe('flows: a producer dies between writing a tree and committing it', () =
       ...original,
       run: async (...args) => {
         const reply = await original.run(...args);
-        if (args[0] === 'flowAdd' && args[1] === 'ac-ship') await h.store.sweepFlows('ac-orders', 0);
+        if (args[0] === 'flowAdd' && args[1] === 'ac-ship') await sweepFlows(h.store, 'ac-orders', 0);
         return reply;
       },
     };

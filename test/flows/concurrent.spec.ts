@@ -1,6 +1,7 @@
 import { FlowProducer } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf, deliverToParent, sweepOutbox } from '../helpers/redis-access.js';
 
 describe('flows: many children finishing at once', () => {
   const h = engineHarness();
@@ -56,15 +57,15 @@ describe('flows: many children finishing at once', () => {
       return job.id;
     };
     const first = await complete();
-    const outbox = h.store.keysOf('idem-kids').outbox;
-    const message = (await h.store.command('test').sendCommand(['HGET', outbox, first])) as string;
-    await h.store.deliverToParent('idem-kids', first);
+    const outbox = keysOf(h.store, 'idem-kids').outbox;
+    const message = (await commandOf(h.store, 'test').sendCommand(['HGET', outbox, first])) as string;
+    await deliverToParent(h.store, 'idem-kids', first);
     // Re-deliver the already applied notification (as a sweep racing the worker would).
-    await h.store.command('test').sendCommand(['HSET', outbox, first, message]);
-    await h.store.sweepOutbox('idem-kids', 100);
+    await commandOf(h.store, 'test').sendCommand(['HSET', outbox, first, message]);
+    await sweepOutbox(h.store, 'idem-kids', 100);
     expect(await parents.getJob(tree.job.id)).toMatchObject({ state: 'waiting-children' });
     const second = await complete();
-    await Promise.all([h.store.deliverToParent('idem-kids', second), h.store.sweepOutbox('idem-kids', 100), h.store.deliverToParent('idem-kids', second)]);
+    await Promise.all([deliverToParent(h.store, 'idem-kids', second), sweepOutbox(h.store, 'idem-kids', 100), deliverToParent(h.store, 'idem-kids', second)]);
     expect(await h.store.getCounts('idem-parent')).toMatchObject({ waiting: 1, 'waiting-children': 0 });
     expect(await h.store.listIds('idem-parent', 'waiting', 0, -1)).toEqual([tree.job.id]);
     // Run the parent to the end so the queue is left finished.

@@ -1,6 +1,7 @@
 import { FlowProducer } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { sweepOutbox } from '../helpers/redis-access.js';
 
 describe('flows: a worker dies between the child outcome and the parent move', () => {
   const h = engineHarness();
@@ -41,8 +42,8 @@ describe('flows: a worker dies between the child outcome and the parent move', (
     const [child] = (await h.store.claim('crash2-kids', { count: 1, workerId: 'doomed', lockMs: 10_000 })).jobs;
     await h.store.fail('crash2-kids', { id: child!.id, token: child!.token! }, { retryDelay: -1, reason: 'error', message: 'boom', stack: '', code: 'Error' });
     expect(await parents.getJob(tree.job.id)).toMatchObject({ state: 'waiting-children' });
-    expect(await h.store.sweepOutbox('crash2-kids', 100)).toBe(1);
+    expect(await sweepOutbox(h.store, 'crash2-kids', 100)).toBe(1);
     expect(await parents.getJob(tree.job.id)).toMatchObject({ state: 'failed', error: { reason: 'child-failed', code: 'ChildFailedError' } });
-    expect(await h.store.sweepOutbox('crash2-kids', 100)).toBe(0);
+    expect(await sweepOutbox(h.store, 'crash2-kids', 100)).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf } from '../helpers/redis-access.js';
 
 describe('flows: trees across queues', () => {
   const h = engineHarness();
@@ -78,7 +79,7 @@ describe('flows: trees across queues', () => {
         const counts: JobCounts = await h.store.getCounts(name);
         expect(Object.values(counts).every((n) => n === 0)).toBe(true);
       }
-      const keys = (await h.store.command('test').sendCommand(['KEYS', `{${h.store.prefix}:r-*`])) as string[];
+      const keys = (await commandOf(h.store, 'test').sendCommand(['KEYS', `{${h.store.prefix}:r-*`])) as string[];
       // meta, and the event stream of what the test itself did (add, cancel, remove of 'taken'), may exist.
       expect(keys.filter((k) => !k.endsWith(':meta') && !k.endsWith(':events'))).toEqual([]);
     }

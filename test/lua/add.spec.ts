@@ -1,5 +1,6 @@
 import { Queue, RedisStore } from '../../lib/index.js';
 import { redisUrl, silentLogger, testStore, uniquePrefix } from '../helpers/store.js';
+import { commandOf } from '../helpers/redis-access.js';
 
 describe('add', () => {
   let store: RedisStore;
@@ -83,7 +84,7 @@ describe('add', () => {
 
 /** EVAL + EVALSHA calls the server has executed (INFO commandstats). */
 async function evalCalls(store: RedisStore): Promise<number> {
-  const info = String(await store.command('test').sendCommand(['INFO', 'commandstats']));
+  const info = String(await commandOf(store, 'test').sendCommand(['INFO', 'commandstats']));
   let total = 0;
   for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) total += Number(match[2]);
   return total;

@@ -1,5 +1,6 @@
 import { Queue, type RedisStore } from '../../lib/index.js';
 import { testStore } from '../helpers/store.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 /**
  * A woken worker's claim spends the wake-hint budget in the same script
@@ -9,14 +10,14 @@ import { testStore } from '../helpers/store.js';
 describe('claim with the wake-hint budget (hinted)', () => {
   let store: RedisStore;
   let queue: Queue<number>;
-  const send = (args: string[]) => store.command('test').sendCommand(args);
+  const send = (args: string[]) => commandOf(store, 'test').sendCommand(args);
   const hinted = (count: number) => store.claim('hint', { count, workerId: 'w', lockMs: 10_000, woken: true }).then((o) => o.jobs);
 
   beforeEach(async () => {
     store = await testStore();
     queue = new Queue<number>('hint', { store });
     await queue.addBulk(Array.from({ length: 5 }, (_, i) => ({ name: `j${i}`, data: i })));
-    await send(['DEL', store.keysOf('hint').idle]);
+    await send(['DEL', keysOf(store, 'hint').idle]);
   });
   afterEach(async () => {
     expect(await queue.verify()).toEqual([]);
@@ -24,33 +25,33 @@ describe('claim with the wake-hint budget (hinted)', () => {
   });
 
   it('claims only the granted slots and spends them', async () => {
-    await send(['SET', store.keysOf('hint').hint, '2']);
+    await send(['SET', keysOf(store, 'hint').hint, '2']);
     const jobs = await hinted(4);
     expect(jobs.map((j) => j.name)).toEqual(['j0', 'j1']);
-    expect(await send(['GET', store.keysOf('hint').hint])).toBe('0');
+    expect(await send(['GET', keysOf(store, 'hint').hint])).toBe('0');
     // Granted less than asked: this worker stays idle, so the next add must announce.
-    expect(await send(['EXISTS', store.keysOf('hint').idle])).toBe(1);
+    expect(await send(['EXISTS', keysOf(store, 'hint').idle])).toBe(1);
     expect(await queue.getCounts()).toMatchObject({ waiting: 3, active: 2 });
   });
 
   it('an empty budget claims nothing and changes nothing but the idle marker', async () => {
-    await send(['SET', store.keysOf('hint').hint, '0']);
+    await send(['SET', keysOf(store, 'hint').hint, '0']);
     expect(await hinted(3)).toEqual([]);
-    expect(await send(['GET', store.keysOf('hint').hint])).toBe('0');
-    expect(await send(['EXISTS', store.keysOf('hint').idle])).toBe(1);
+    expect(await send(['GET', keysOf(store, 'hint').hint])).toBe('0');
+    expect(await send(['EXISTS', keysOf(store, 'hint').idle])).toBe(1);
     expect(await queue.getCounts()).toMatchObject({ waiting: 5, active: 0 });
   });
 
   it('a missing budget (expired or never set) grants every slot asked', async () => {
     const jobs = await hinted(3);
     expect(jobs.map((j) => j.name)).toEqual(['j0', 'j1', 'j2']);
-    expect(await send(['EXISTS', store.keysOf('hint').hint])).toBe(0);
+    expect(await send(['EXISTS', keysOf(store, 'hint').hint])).toBe(0);
   });
 
   it('a claim without the flag ignores the budget', async () => {
-    await send(['SET', store.keysOf('hint').hint, '1']);
+    await send(['SET', keysOf(store, 'hint').hint, '1']);
     const jobs = await store.claim('hint', { count: 3, workerId: 'w', lockMs: 10_000 }).then((o) => o.jobs);
     expect(jobs).toHaveLength(3);
-    expect(await send(['GET', store.keysOf('hint').hint])).toBe('1');
+    expect(await send(['GET', keysOf(store, 'hint').hint])).toBe('1');
   });
 });

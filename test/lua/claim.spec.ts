@@ -1,5 +1,6 @@
 import { Queue, type RedisStore } from '../../lib/index.js';
 import { testStore } from '../helpers/store.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 /** Claim order: strict priority, FIFO inside a priority, LIFO on request (DESIGN invariant 6). */
 describe('claim', () => {
@@ -64,12 +65,12 @@ describe('claim', () => {
 
   it('drops an index entry whose job hash is gone (verify would flag it otherwise)', async () => {
     const job = await queue.add('a', 1);
-    await store.command('test').sendCommand(['DEL', store.keysOf('claim').job(job.id)]);
+    await commandOf(store, 'test').sendCommand(['DEL', keysOf(store, 'claim').job(job.id)]);
     expect(await queue.verify()).toEqual([`job ${job.id} is in waiting but has no hash`, 'meta n:a says 1 waiting, the indexes hold 0']);
     expect(await claimNames(1)).toEqual([]);
     // The index entry is gone. The per-name counter cannot be corrected by the
     // claim (the name went with the hash), and verify() still reports it.
     expect(await queue.verify()).toEqual(['meta n:a says 1 waiting, the indexes hold 0']);
-    await store.command('test').sendCommand(['HDEL', store.keysOf('claim').meta, 'n:a']);
+    await commandOf(store, 'test').sendCommand(['HDEL', keysOf(store, 'claim').meta, 'n:a']);
   });
 });

@@ -118,6 +118,25 @@ class CapturingLogger extends ConsoleLogger {
   }
 }
 
+/** Provided by useFactory and useValue (no class provider): found through the instance's constructor. */
+@Processor('made')
+class FactoryMadeProcessor {
+  constructor(private readonly suffix: string) {}
+
+  @OnJob('echo')
+  echo(job: ActiveJob<string>): string {
+    return `${job.data} ${this.suffix}`;
+  }
+}
+
+@Processor('given')
+class ValueGivenProcessor {
+  @OnJob('echo')
+  echo(job: ActiveJob<string>): string {
+    return `${job.data} given`;
+  }
+}
+
 describe('processors', () => {
   const nest = nestHarness();
 
@@ -133,6 +152,25 @@ describe('processors', () => {
     expect(journal.lines.sort()).toEqual(['fallback digest', 'welcome ada@example.com']);
     await waitFor(() => journal.events.filter((e) => e.startsWith('completed')).length === 2, { message: 'two completed events' });
     expect(journal.events).toEqual(expect.arrayContaining(['active welcome', 'active digest', 'completed welcome welcomed ada@example.com', 'completed digest fallback digest']));
+  });
+
+  it('runs processors provided by useFactory and useValue', async () => {
+    const app = await nest.app({
+      imports: [QueueModule.forRoot(rootOptions()), QueueModule.registerQueue('made', 'given')],
+      providers: [
+        { provide: 'MADE', useFactory: () => new FactoryMadeProcessor('made by a factory') },
+        { provide: ValueGivenProcessor, useValue: new ValueGivenProcessor() },
+      ],
+    });
+    const made = app.get<Queue<string>>(getQueueToken('made'));
+    const given = app.get<Queue<string>>(getQueueToken('given'));
+    nest.verifyAfter(made);
+    nest.verifyAfter(given);
+    const a = await made.add('echo', 'hello');
+    const b = await given.add('echo', 'hi');
+    await expect(made.waitFor(a.id, { timeout: 5000 })).resolves.toBe('hello made by a factory');
+    await expect(given.waitFor(b.id, { timeout: 5000 })).resolves.toBe('hi given');
+    expect(app.get(SpoolWorkers).all().map((w) => w.queueName).sort()).toEqual(['given', 'made']);
   });
 
   it('dead-letters a job with no handler (reason no-handler) and goes on', async () => {

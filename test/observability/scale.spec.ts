@@ -4,6 +4,7 @@ import { SpoolPrometheus } from '../../lib/observability/prometheus.js';
 import { RedisServer } from '../helpers/redis-server.mjs';
 import { testStore } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf } from '../helpers/redis-access.js';
 
 /**
  * getMetrics() and a Prometheus scrape execute a bounded number of Redis
@@ -26,7 +27,7 @@ describe('metrics at scale (100,000 retained jobs)', () => {
 
   /** Commands the server executed while `action` ran, INFO and CONFIG (the probe's own) excluded. */
   async function commandsOf(action: () => Promise<unknown>): Promise<number> {
-    const client = store.command('test');
+    const client = commandOf(store, 'test');
     await client.sendCommand(['CONFIG', 'RESETSTAT']);
     await action();
     const info = String(await client.sendCommand(['INFO', 'commandstats']));

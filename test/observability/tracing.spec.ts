@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { FlowProducer, Queue, type RedisStore } from '../../lib/index.js';
 import { startOtel } from '../fixtures/otel-sdk.mjs';
 import { redisUrl, testStore } from '../helpers/store.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 interface SpanView {
   readonly name: string;
@@ -125,7 +126,7 @@ describe('OpenTelemetry traces across processes', () => {
     await otel.stop();
     const queue = new Queue('untraced', { store });
     const job = await queue.add('plain', {});
-    const stored = (await store.command('test').sendCommand(['HGET', store.keysOf('untraced').job(job.id), 'tc'])) as string | null;
+    const stored = (await commandOf(store, 'test').sendCommand(['HGET', keysOf(store, 'untraced').job(job.id), 'tc'])) as string | null;
     expect(stored).toBeNull();
     otel = startOtel();
   });

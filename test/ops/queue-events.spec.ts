@@ -3,6 +3,7 @@ import { InvalidArgumentError, QueueEvents, UnrecoverableError, type QueueEvent,
 import { engineHarness } from '../helpers/harness.js';
 import { redisUrl } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 describe('queue events: a stream written by the transition scripts, read by QueueEvents', () => {
   const h = engineHarness({ pollInterval: 50 });
@@ -77,11 +78,11 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     await queue.configure({ events: false });
     expect(await queue.getLimits()).toMatchObject({ events: false });
     await queue.addBulk(Array.from({ length: 50 }, (_, i) => ({ name: 'n', data: i })));
-    const key = h.store.keysOf('quiet').events;
-    expect(await h.store.command('test').sendCommand(['EXISTS', key])).toBe(0);
+    const key = keysOf(h.store, 'quiet').events;
+    expect(await commandOf(h.store, 'test').sendCommand(['EXISTS', key])).toBe(0);
     await queue.configure({ events: { maxLen: 100 } });
     for (let i = 0; i < 10; i++) await queue.addBulk(Array.from({ length: 100 }, (_, j) => ({ name: 'n', data: j })));
-    const len = Number(await h.store.command('test').sendCommand(['XLEN', key]));
+    const len = Number(await commandOf(h.store, 'test').sendCommand(['XLEN', key]));
     expect(len).toBeGreaterThanOrEqual(100);
     expect(len).toBeLessThan(300);
     await queue.configure({ events: null });
@@ -118,7 +119,7 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     await admin.connect();
     try {
       const list = String(await admin.sendCommand(['CLIENT', 'LIST']));
-      const line = list.split('\n').find((l) => l.includes(`name=spool-events:${h.store.keysOf('drop').events}`));
+      const line = list.split('\n').find((l) => l.includes(`name=spool-events:${keysOf(h.store, 'drop').events}`));
       expect(line).toBeDefined();
       const id = /\bid=(\d+)/.exec(line!)![1]!;
       await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]);

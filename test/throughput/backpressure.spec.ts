@@ -1,11 +1,12 @@
 import { QueueFullError } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
+import { commandOf } from '../helpers/redis-access.js';
 
 describe('backpressure (maxWaiting)', () => {
   const h = engineHarness();
 
   async function keyCount(prefix: string): Promise<number> {
-    const keys = (await h.store.command('test').sendCommand(['KEYS', `${prefix}*`])) as string[];
+    const keys = (await commandOf(h.store, 'test').sendCommand(['KEYS', `${prefix}*`])) as string[];
     return keys.length;
   }
 

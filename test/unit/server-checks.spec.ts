@@ -2,6 +2,7 @@ import { createClient } from 'redis';
 import { RedisStore, UnsupportedServerError, type RedisClientLike } from '../../lib/index.js';
 import { clientOptionProblems, reconnectDelay } from '../../lib/store/redis-client.js';
 import { FakeRedis } from '../helpers/fake-redis.js';
+import { commandOf } from '../helpers/redis-access.js';
 
 function serverInfo(version: string, policy: string) {
   return (section: string): string =>
@@ -84,7 +85,7 @@ describe('client settings that break a job queue', () => {
   it('finds nothing wrong with the client the store creates for a URL', async () => {
     const store = new RedisStore({ url: process.env.SPOOL_TEST_REDIS_URL! }, { logger: recordingLogger().logger });
     await store.connect();
-    expect(clientOptionProblems(store.command('test'))).toEqual([]);
+    expect(clientOptionProblems(commandOf(store, 'test'))).toEqual([]);
     await store.disconnect();
   });
 });

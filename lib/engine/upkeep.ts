@@ -1,0 +1,120 @@
+import type { OwnershipMessage, SchedMessage, Unsubscribe } from '../notify/notify-adapter.js';
+import type { ReapOutcome } from '../store/store.js';
+import type { Claimer } from './claimer.js';
+import { LeaseLostError } from './errors.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { Promoter } from './promoter.js';
+import { Reaper } from './reaper.js';
+import type { Slots } from './slots.js';
+import type { ResolvedWorkerOptions } from './worker-options.js';
+
+export interface UpkeepOptions<Data, Result> {
+  readonly queue: string;
+  readonly options: ResolvedWorkerOptions;
+  readonly claimer: Claimer;
+  readonly slots: Slots<Data, Result>;
+  /** False once the worker is closing: wake-ups are ignored. */
+  readonly running: () => boolean;
+  readonly onReaped: (outcomes: readonly ReapOutcome[]) => void;
+  readonly report: (err: unknown, context: string) => void;
+}
+
+/**
+ * A worker's background duties around its jobs: renewing leases, reaping
+ * expired leases of dead workers, promoting delayed jobs, polling, and the
+ * pub/sub messages that wake it (new work) or take a job away (lost lease, cancel).
+ */
+export class Upkeep<Data, Result> {
+  readonly promoter: Promoter;
+  private readonly leaseKeeper: LeaseKeeper;
+  private readonly reaper: Reaper;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: Unsubscribe[] = [];
+  private offReconnect: (() => void) | undefined;
+
+  constructor(private readonly u: UpkeepOptions<Data, Result>) {
+    const { queue, options: o, slots, report } = u;
+    const { store } = o;
+    this.leaseKeeper = new LeaseKeeper({
+      store,
+      queue,
+      lockMs: o.lockDuration,
+      renewMs: o.lockRenewTime,
+      held: () => slots.leases(),
+      onOutcome: (lease, outcome) => {
+        if (outcome === 'lost') slots.signal(lease.id, lease.token, 'lost');
+        else if (outcome === 'cancel-requested') slots.signal(lease.id, lease.token, 'cancel');
+      },
+      onError: (err, since) => this.onRenewFailure(err, since),
+    });
+    this.reaper = new Reaper({
+      store,
+      queue,
+      intervalMs: o.stalledInterval,
+      maxStalledCount: o.maxStalledCount,
+      onReaped: u.onReaped,
+      onError: (err) => report(err, 'reaping expired leases failed'),
+    });
+    this.promoter = new Promoter({ store, queue, onError: (err) => report(err, 'promoting delayed jobs failed') });
+  }
+
+  /** Subscribes before the first claim, so no wake-up falls between the two. */
+  async listen(): Promise<void> {
+    const { notify } = this.u.options.store;
+    this.unsubscribe.push(await notify.onScheduled((m) => this.onSched(m)));
+    this.unsubscribe.push(await notify.onOwnershipLost((m) => this.onOwnershipLost(m)));
+    this.offReconnect = notify.onReconnect(() => {
+      // Messages sent while the subscription was down are lost: look for work ourselves.
+      this.promoter.arm(0);
+      this.u.claimer.look();
+    });
+  }
+
+  start(): void {
+    this.leaseKeeper.start();
+    this.reaper.start();
+    this.promoter.start();
+    this.pollTimer = setInterval(() => {
+      if (this.u.claimer.free() > 0) this.u.claimer.fill();
+    }, this.u.options.pollInterval);
+  }
+
+  /** Closing, first step: no more polling, promotion or reaping (leases are still renewed). */
+  stopLooking(): void {
+    clearInterval(this.pollTimer);
+    this.promoter.stop();
+    this.reaper.stop();
+  }
+
+  /** Closing, last steps: once no job is held. */
+  stopLeases(): void {
+    this.leaseKeeper.stop();
+  }
+
+  async stopListening(): Promise<void> {
+    try {
+      await Promise.all(this.unsubscribe.map((off) => off()));
+    } finally {
+      this.offReconnect?.();
+    }
+  }
+
+  private onSched(message: SchedMessage): void {
+    if (message.queue !== this.u.queue || !this.u.running()) return;
+    if (message.kind === 'delayed') this.promoter.arm(message.dueIn);
+    else this.u.claimer.wake();
+  }
+
+  private onOwnershipLost(message: OwnershipMessage): void {
+    if (message.queue === this.u.queue) this.u.slots.signal(message.id, message.token, message.kind === 'cancel' ? 'cancel' : 'lost');
+  }
+
+  private onRenewFailure(err: unknown, since: number): void {
+    this.u.report(err, 'renewing leases failed');
+    if (since <= this.u.options.lockDuration) return;
+    // Past the lease we cannot prove we still hold these jobs: tell the handlers.
+    for (const held of this.u.slots.values()) {
+      held.abort(new LeaseLostError(held.job.id, `the lease (not renewed for ${since} ms)`));
+    }
+  }
+}

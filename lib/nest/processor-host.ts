@@ -1,0 +1,141 @@
+import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { ContextIdFactory, type ModuleRef } from '@nestjs/core';
+import { InvalidArgumentError, JobValidationError, NoHandlerError } from '../engine/errors.js';
+import type { ActiveJob } from '../engine/job.js';
+import { Worker, type Handler } from '../engine/worker.js';
+import type { SpoolLogger } from '../logger.js';
+import type { SpoolConnections } from './connections.js';
+import { checkDto } from './dto.js';
+import { SpoolBootstrapError } from './errors.js';
+import type { ProcessorDefinition, ProcessorExplorer } from './processor-explorer.js';
+import type { HandlerEntry } from './processor-handlers.js';
+import { queueKey, type QueueRegistry } from './queue-registry.js';
+import { DEFAULT_CONNECTION } from './tokens.js';
+
+type Instance = Record<string, unknown>;
+
+/**
+ * Hosts one Worker per @Processor: at module init it takes the explorer's
+ * definitions, checks them against the app (connections, registered queues),
+ * registers their DTOs and builds the workers; it starts them at application
+ * bootstrap and closes them all before the application shuts down (while
+ * queues and connections still work). Inject it to reach the workers, e.g.
+ * to run() those declared with autorun: false.
+ */
+export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private definitions: ProcessorDefinition[] = [];
+  private readonly workers = new Map<string, Worker>();
+  /** Instances of static processors, looked up once. */
+  private readonly instances = new Map<ProcessorDefinition, Instance>();
+
+  constructor(
+    private readonly explorer: ProcessorExplorer,
+    private readonly registry: QueueRegistry,
+    private readonly connections: SpoolConnections,
+    private readonly moduleRef: ModuleRef,
+    private readonly logger: SpoolLogger,
+  ) {}
+
+  /** The worker of a queue's processor; undefined when the queue has no processor in this app. */
+  get(queue: string, connection = DEFAULT_CONNECTION): Worker | undefined {
+    return this.workers.get(queueKey(queue, connection));
+  }
+
+  all(): Worker[] {
+    return [...this.workers.values()];
+  }
+
+  async onModuleInit(): Promise<void> {
+    try {
+      this.definitions = this.explorer.explore();
+      for (const definition of this.definitions) this.admit(definition);
+      // Workers are built now (not started) so bad worker options fail here, with the cleanup below.
+      for (const d of this.definitions) this.workers.set(queueKey(d.metadata.queue, d.metadata.connection), this.createWorker(d));
+    } catch (err) {
+      // The app will not start: close the connections so the process can exit with the error.
+      await this.connections.onApplicationShutdown();
+      throw err;
+    }
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const autorun = this.definitions.filter((d) => this.workerOptions(d).autorun !== false);
+    await Promise.all(autorun.map((d) => this.get(d.metadata.queue, d.metadata.connection)!.run()));
+  }
+
+  /** Workers stop claiming and finish (or hand back) their jobs; queues stay usable meanwhile. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.all().map((w) => w.close()));
+  }
+
+  /** Checks the processor's connection and queue exist in this app, and registers its DTOs for producers. */
+  private admit({ className, metadata, handlers }: ProcessorDefinition): void {
+    const { queue, connection } = metadata;
+    const at = `@Processor('${queue}') on ${className}`;
+    if (!this.connections.names.includes(connection)) {
+      throw new SpoolBootstrapError(at, `names connection "${connection}", which does not exist`,
+        `add it to QueueModule.forRoot({ connections: { ${connection}: { url } } }) or use a configured one (configured: ${this.connections.names.join(', ')})`);
+    }
+    if (!this.registry.has(queue, connection)) {
+      const known = this.registry.names(connection);
+      throw new SpoolBootstrapError(at, `names queue "${queue}", which is not registered on connection "${connection}"`,
+        `import QueueModule.registerQueue(${connection === DEFAULT_CONNECTION ? `'${queue}'` : `{ name: '${queue}', connection: '${connection}' }`}) in a module (registered: ${known.join(', ') || 'none'})`);
+    }
+    for (const [jobName, entry] of handlers.byName) {
+      if (entry.dto) this.registry.addDto(queue, connection, jobName, entry.dto, `${className}.${entry.method}`);
+    }
+  }
+
+  /** The app's instance, or a fresh one per job (request-scoped and transient processors; `job` is the request). */
+  private async instanceFor(d: ProcessorDefinition, job: ActiveJob | undefined): Promise<Instance> {
+    if (d.scope === 'static') {
+      let instance = this.instances.get(d);
+      if (!instance) this.instances.set(d, (instance = this.moduleRef.get<unknown, Instance>(d.token, { strict: false })));
+      return instance;
+    }
+    const contextId = ContextIdFactory.create();
+    this.moduleRef.registerRequestByContextId(job, contextId);
+    return this.moduleRef.resolve<unknown, Instance>(d.token, contextId, { strict: false });
+  }
+
+  private workerOptions(d: ProcessorDefinition) {
+    return { ...this.connections.options.workers, ...d.metadata.options };
+  }
+
+  private createWorker(d: ProcessorDefinition): Worker {
+    const { queue, connection } = d.metadata;
+    const caps = Object.keys(d.handlers.caps).length > 0 ? { nameConcurrency: d.handlers.caps } : {};
+    let worker: Worker;
+    try {
+      worker = new Worker(queue, this.handler(d), { ...this.workerOptions(d), ...caps, store: this.connections.get(connection), logger: this.logger, autorun: false });
+    } catch (err) {
+      if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(`@Processor('${queue}') options of ${d.className}`, `are invalid: ${err.message}`);
+      throw err;
+    }
+    for (const { event, method } of d.handlers.events) {
+      worker.on(event, (...args: unknown[]) => {
+        this.instanceFor(d, undefined)
+          .then((instance) => (instance[method] as (...a: unknown[]) => unknown).apply(instance, args))
+          .catch((err: unknown) => this.logger.error(`${d.className}.${method} (@OnWorkerEvent('${event}')) threw`, err));
+      });
+    }
+    return worker;
+  }
+
+  private handler(d: ProcessorDefinition): Handler {
+    const { queue, connection } = d.metadata;
+    return async (job) => {
+      const entry: HandlerEntry | undefined = d.handlers.byName.get(job.name) ?? d.handlers.fallback;
+      if (!entry) throw new NoHandlerError(job.name, queue);
+      const dto = entry.dto ?? this.registry.dtoFor(queue, connection, job.name);
+      let payload: unknown = job.data;
+      if (dto) {
+        const check = await checkDto(dto, job.data);
+        if (!check.ok) throw new JobValidationError(`payload of job ${job.id} ("${job.name}") is invalid: ${check.constraints.join('; ')}`, check.constraints);
+        payload = check.value;
+      }
+      const instance = await this.instanceFor(d, job);
+      return (instance[entry.method] as (job: ActiveJob, payload: unknown) => unknown).call(instance, job, payload);
+    };
+  }
+}
