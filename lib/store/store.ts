@@ -1,4 +1,5 @@
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
+import type { Clock } from './clock.js';
 
 /**
  * Where a job is. A job id is in exactly one of these indexes at a time.
@@ -233,6 +234,8 @@ export type JobCounts = Record<JobState, number> & { readonly paused: number };
 export interface Store {
   readonly notify: NotifyAdapter;
   readonly prefix: string;
+  /** The time the store's transitions use, when it is not the system's (MemoryStore); the engine's timers follow it. */
+  readonly clock?: Clock;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 

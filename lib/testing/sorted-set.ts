@@ -1,0 +1,84 @@
+/**
+ * A Redis sorted set's order in memory: members by score, ties by member
+ * (byte order), so MemoryStore hands jobs out in the order RedisStore does.
+ * Sorting is lazy: runs of reads between writes sort once.
+ */
+export class SortedSet {
+  private readonly scores = new Map<string, number>();
+  private order: string[] | null = [];
+
+  get size(): number {
+    return this.scores.size;
+  }
+
+  has(member: string): boolean {
+    return this.scores.has(member);
+  }
+
+  score(member: string): number | undefined {
+    return this.scores.get(member);
+  }
+
+  add(member: string, score: number): void {
+    if (this.scores.get(member) === score) return;
+    this.scores.set(member, score);
+    this.order = null;
+  }
+
+  /** Updates the score of a member that is there (ZADD XX); true when it was. */
+  update(member: string, score: number): boolean {
+    if (!this.scores.has(member)) return false;
+    this.add(member, score);
+    return true;
+  }
+
+  delete(member: string): boolean {
+    if (!this.scores.delete(member)) return false;
+    if (this.order) {
+      const i = this.order.indexOf(member);
+      if (i >= 0) this.order.splice(i, 1);
+    }
+    return true;
+  }
+
+  /** Members in order (a copy). */
+  members(): string[] {
+    return [...this.sorted()];
+  }
+
+  first(): [member: string, score: number] | undefined {
+    const member = this.sorted()[0];
+    return member === undefined ? undefined : [member, this.scores.get(member)!];
+  }
+
+  popMin(): [member: string, score: number] | undefined {
+    const top = this.first();
+    if (top) this.delete(top[0]);
+    return top;
+  }
+
+  /** Members with a score <= max, in order, at most `limit`. */
+  upTo(max: number, limit = Infinity): string[] {
+    const out: string[] = [];
+    for (const member of this.sorted()) {
+      if (out.length >= limit || this.scores.get(member)! > max) break;
+      out.push(member);
+    }
+    return out;
+  }
+
+  /** ZRANGE start end by rank (negative counts from the end, end inclusive). */
+  range(start: number, end: number): string[] {
+    const all = this.sorted();
+    const from = start < 0 ? Math.max(0, all.length + start) : start;
+    const to = end < 0 ? all.length + end : Math.min(end, all.length - 1);
+    return from > to ? [] : all.slice(from, to + 1);
+  }
+
+  private sorted(): string[] {
+    if (!this.order) {
+      this.order = [...this.scores.keys()].sort((a, b) => this.scores.get(a)! - this.scores.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+    }
+    return this.order;
+  }
+}
