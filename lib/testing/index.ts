@@ -4,3 +4,5 @@ export type { MemoryStoreOptions, MemoryStoreEvents } from './memory-store.js';
 export { MemoryClock } from './memory-clock.js';
 export type { ClockMode } from './memory-clock.js';
 export { MemoryNotify } from './memory-notify.js';
+export { QueueTesting } from './queue-testing.js';
+export type { QueueTestingOptions, TestingMode, OverridableModuleBuilder } from './queue-testing.js';
