@@ -254,3 +254,20 @@ export function cancelJob(ctx: Ctx, id: string): CancelOutcome {
   }
   return { status: 'finished', state: job.state, children };
 }
+
+/** progress.lua: only the lease holder writes. */
+export function recordProgress(ctx: Ctx, lease: Lease, progress: string): boolean {
+  const job = ctx.q.jobs.get(lease.id);
+  if (!job || job.token !== lease.token) return false;
+  job.progress = progress;
+  return true;
+}
+
+/** log.lua: only the lease holder appends; the newest `keep` lines stay. Null when the lease is lost. */
+export function appendLog(ctx: Ctx, lease: Lease, line: string, keep: number): number | null {
+  const job = ctx.q.jobs.get(lease.id);
+  if (!job || job.token !== lease.token) return null;
+  job.logs.push(line);
+  if (job.logs.length > keep) job.logs.splice(0, job.logs.length - keep);
+  return job.logs.length;
+}

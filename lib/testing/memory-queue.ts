@@ -1,7 +1,7 @@
-import type { GroupState, JobCounts, JobState, QueueLimits } from '../store/store.js';
+import type { GroupLimits, GroupState, JobCounts, JobState, QueueLimits } from '../store/store.js';
 import { JOB_STATES } from '../store/store.js';
 import { groupReady, parkedCount, place, waitingCount, wake, type Ctx } from './memory-moves.js';
-import type { MemQueue } from './memory-state.js';
+import { groupOf, type MemQueue } from './memory-state.js';
 import type { SortedSet } from './sorted-set.js';
 
 /** Queue-wide reads and settings: counts.lua, configure.lua, resume-names.lua, and verify. */
@@ -26,6 +26,39 @@ export function configureQueue(ctx: Ctx, limits: QueueLimits): void {
   if (limits.maxWaitingPerGroup !== undefined) q.mwg = limits.maxWaitingPerGroup ?? undefined;
   for (const gid of q.groups.keys()) groupReady(q, gid);
   wake(ctx, waitingCount(q));
+}
+
+/** resume.lua: claims start again; idle workers hear of the waiting jobs. */
+export function resumeQueue(ctx: Ctx): boolean {
+  if (!ctx.q.paused) return false;
+  ctx.q.paused = false;
+  wake(ctx, waitingCount(ctx.q));
+  return true;
+}
+
+/** pause-group.lua: the ring drops the group lazily, when a claim reaches it. */
+export function pauseGroupOf(ctx: Ctx, gid: string): boolean {
+  const g = groupOf(ctx.q, gid);
+  return !g.paused && (g.paused = true);
+}
+
+/** resume-group.lua */
+export function resumeGroupOf(ctx: Ctx, gid: string): boolean {
+  const g = groupOf(ctx.q, gid);
+  if (!g.paused) return false;
+  g.paused = false;
+  groupReady(ctx.q, gid);
+  wake(ctx, g.wait.size);
+  return true;
+}
+
+/** group-limits.lua: undefined leaves a limit, null falls back to the queue default. */
+export function setGroupLimitsOf(ctx: Ctx, gid: string, limits: GroupLimits): void {
+  const g = groupOf(ctx.q, gid);
+  if (limits.concurrency !== undefined) g.cap = limits.concurrency ?? undefined;
+  if (limits.rateLimit !== undefined) g.rl = limits.rateLimit ?? undefined;
+  groupReady(ctx.q, gid);
+  wake(ctx, g.wait.size);
 }
 
 /** resume-names.lua: parked jobs of the names go back to their places, in order. */

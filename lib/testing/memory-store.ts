@@ -7,11 +7,11 @@ import { decodeFlowNode, decodeNewJob } from './memory-adapter.js';
 import { claimJobs } from './memory-claim.js';
 import { MemoryClock, type ClockMode } from './memory-clock.js';
 import { addFlowNodes, childrenOf, deliver, redriveJob, removeJob } from './memory-flows.js';
-import { addJobs, cancelJob, extendLeases, failJob, held, promoteDue, reapExpired, releaseJob, throttleJob } from './memory-jobs.js';
-import { groupOf, newQueue, toRecord, type MemQueue } from './memory-state.js';
-import { cancelled, finish, groupReady, leaveActive, wake, type Ctx, type Signals } from './memory-moves.js';
+import { addJobs, appendLog, cancelJob, extendLeases, failJob, held, promoteDue, reapExpired, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
+import { newQueue, toRecord, type MemQueue } from './memory-state.js';
+import { cancelled, finish, leaveActive, type Ctx, type Signals } from './memory-moves.js';
 import { MemoryNotify } from './memory-notify.js';
-import { configureQueue, countsOf, groupStateOf, listIdsOf, queueLimits, resumeNamesOf, verifyQueue } from './memory-queue.js';
+import { configureQueue, countsOf, groupStateOf, listIdsOf, pauseGroupOf, queueLimits, resumeGroupOf, resumeNamesOf, resumeQueue, setGroupLimitsOf, verifyQueue } from './memory-queue.js';
 
 export interface MemoryStoreOptions {
   /** 'real' (default): time flows, and clock.advance(ms) jumps ahead; 'manual': time moves only by clock.advance(ms). Or a clock to share. */
@@ -202,22 +202,11 @@ export class MemoryStore implements S.Store {
   }
 
   progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> {
-    return this.run('progress', queue, (ctx) => {
-      const job = ctx.q.jobs.get(lease.id);
-      if (!job || job.token !== lease.token) return false;
-      job.progress = progress;
-      return true;
-    });
+    return this.run('progress', queue, (ctx) => recordProgress(ctx, lease, progress));
   }
 
   log(queue: string, lease: S.Lease, line: string, keep: number): Promise<number | null> {
-    return this.run('log', queue, (ctx) => {
-      const job = ctx.q.jobs.get(lease.id);
-      if (!job || job.token !== lease.token) return null;
-      job.logs.push(line);
-      if (job.logs.length > keep) job.logs.splice(0, job.logs.length - keep);
-      return job.logs.length;
-    });
+    return this.run('log', queue, (ctx) => appendLog(ctx, lease, line, keep));
   }
 
   pause(queue: string): Promise<boolean> {
@@ -225,12 +214,7 @@ export class MemoryStore implements S.Store {
   }
 
   resume(queue: string): Promise<boolean> {
-    return this.run('resume', queue, (ctx) => {
-      if (!ctx.q.paused) return false;
-      ctx.q.paused = false;
-      wake(ctx, ctx.q.wait.size + [...ctx.q.groups.values()].reduce((n, g) => n + g.wait.size, 0));
-      return true;
-    });
+    return this.run('resume', queue, resumeQueue);
   }
 
   pauseNames(queue: string, names: readonly string[]): Promise<number> {
@@ -242,31 +226,15 @@ export class MemoryStore implements S.Store {
   }
 
   pauseGroup(queue: string, group: string): Promise<boolean> {
-    return this.run('pauseGroup', queue, ({ q }) => {
-      const g = groupOf(q, group);
-      return !g.paused && (g.paused = true);
-    });
+    return this.run('pauseGroup', queue, (ctx) => pauseGroupOf(ctx, group));
   }
 
   resumeGroup(queue: string, group: string): Promise<boolean> {
-    return this.run('resumeGroup', queue, (ctx) => {
-      const g = groupOf(ctx.q, group);
-      if (!g.paused) return false;
-      g.paused = false;
-      groupReady(ctx.q, group);
-      wake(ctx, g.wait.size);
-      return true;
-    });
+    return this.run('resumeGroup', queue, (ctx) => resumeGroupOf(ctx, group));
   }
 
   setGroupLimits(queue: string, group: string, limits: S.GroupLimits): Promise<void> {
-    return this.run('setGroupLimits', queue, (ctx) => {
-      const g = groupOf(ctx.q, group);
-      if (limits.concurrency !== undefined) g.cap = limits.concurrency ?? undefined;
-      if (limits.rateLimit !== undefined) g.rl = limits.rateLimit ?? undefined;
-      groupReady(ctx.q, group);
-      wake(ctx, g.wait.size);
-    });
+    return this.run('setGroupLimits', queue, (ctx) => setGroupLimitsOf(ctx, group, limits));
   }
 
   configure(queue: string, limits: S.QueueLimits): Promise<void> {
