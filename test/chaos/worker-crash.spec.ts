@@ -24,6 +24,9 @@ describe('chaos: worker processes killed with SIGKILL', () => {
 
     const second = await s.worker();
     await waitFor(async () => (await s.queue.getJob('mid-job'))?.state === 'completed', { timeout: 15_000, interval: 50, message: 'job completed' });
+    // NOTE: Redis acknowledges the completion before the worker's IPC message
+    // reaches this process; on a loaded machine the message can lag the state.
+    await waitFor(() => second.has('completed', 'mid-job'), { timeout: 5_000, message: 'second worker reported the completion' });
     const job = (await s.queue.getJob('mid-job'))!;
     expect(job.stalled).toBe(1);
     expect(second.of('started').filter((m) => m.id === 'mid-job')).toEqual([expect.objectContaining({ stalled: 1 })]);
