@@ -8,7 +8,7 @@ import { KEEP_ALL, type Retention } from './memory-state.js';
  * on typed values, so a change of the interface's encodings lands here only.
  */
 export function retention(spec: string | undefined): Retention {
-  if (spec === undefined || spec === '') return KEEP_ALL;
+  if (spec === undefined || spec === '' || spec === '-1,-1') return KEEP_ALL;
   const [count, age] = spec.split(',').map(Number);
   return { count: Number.isFinite(count) ? count! : -1, age: Number.isFinite(age) ? age! : -1 };
 }

@@ -1,11 +1,16 @@
 /**
  * A Redis sorted set's order in memory: members by score, ties by member
  * (byte order), so MemoryStore hands jobs out in the order RedisStore does.
- * Sorting is lazy: runs of reads between writes sort once.
+ * Sorting is lazy: runs of reads between adds sort once, and removals leave
+ * tombstones in the sorted order (skipped, compacted when they pile up), so
+ * popping the head of a long queue stays O(1).
  */
 export class SortedSet {
   private readonly scores = new Map<string, number>();
   private order: string[] | null = [];
+  /** Entries of `order` before it that are all removed. */
+  private head = 0;
+  private removed = 0;
 
   get size(): number {
     return this.scores.size;
@@ -23,6 +28,8 @@ export class SortedSet {
     if (this.scores.get(member) === score) return;
     this.scores.set(member, score);
     this.order = null;
+    this.head = 0;
+    this.removed = 0;
   }
 
   /** Updates the score of a member that is there (ZADD XX); true when it was. */
@@ -34,10 +41,7 @@ export class SortedSet {
 
   delete(member: string): boolean {
     if (!this.scores.delete(member)) return false;
-    if (this.order) {
-      const i = this.order.indexOf(member);
-      if (i >= 0) this.order.splice(i, 1);
-    }
+    if (this.order) this.removed += 1;
     return true;
   }
 
@@ -47,7 +51,9 @@ export class SortedSet {
   }
 
   first(): [member: string, score: number] | undefined {
-    const member = this.sorted()[0];
+    const order = this.order ?? this.sorted();
+    while (this.head < order.length && !this.scores.has(order[this.head]!)) this.head += 1;
+    const member = order[this.head];
     return member === undefined ? undefined : [member, this.scores.get(member)!];
   }
 
@@ -75,10 +81,16 @@ export class SortedSet {
     return from > to ? [] : all.slice(from, to + 1);
   }
 
+  /** The live members in order (tombstones compacted away). */
   private sorted(): string[] {
+    if (this.order && this.removed > 0) {
+      this.order = this.order.filter((member, i) => i >= this.head && this.scores.has(member));
+    }
     if (!this.order) {
       this.order = [...this.scores.keys()].sort((a, b) => this.scores.get(a)! - this.scores.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
     }
+    this.head = 0;
+    this.removed = 0;
     return this.order;
   }
 }
