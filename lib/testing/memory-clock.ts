@@ -10,8 +10,14 @@ interface Timer {
 /** 'real': time flows as the system's, and advance() jumps ahead of it; 'manual': time moves only by advance(). */
 export type ClockMode = 'real' | 'manual';
 
-/** Event-loop turns given to the work a fired timer starts (store calls, handlers) before the next one fires. */
-const SETTLE_TURNS = 20;
+/**
+ * After a timer fires, the work it started (store calls, handlers) gets
+ * event-loop turns until QUIET_TURNS pass without a store call, at most
+ * MAX_TURNS: an idle promoter tick costs a few turns, a chain of claim, run
+ * and complete keeps its turns.
+ */
+const QUIET_TURNS = 5;
+const MAX_TURNS = 200;
 
 /**
  * The clock of a MemoryStore: the time its transitions use, and the timers
@@ -33,6 +39,8 @@ export class MemoryClock implements Clock {
   private timers: Timer[] = [];
   private realTimer: NodeJS.Timeout | undefined;
   private advancing = false;
+  /** Store calls so far: settling waits until they stop. */
+  private activity = 0;
 
   constructor(mode: ClockMode = 'real', start: number = Date.now()) {
     if (mode !== 'real' && mode !== 'manual') throw new InvalidArgumentError('MemoryStore options.clock', `must be 'real' or 'manual', got ${String(mode)}`);
@@ -57,6 +65,11 @@ export class MemoryClock implements Clock {
     if (i >= 0) this.timers.splice(i, 1);
   }
 
+  /** A store call ran (MemoryStore tells its clock): work is still going on. */
+  touch(): void {
+    this.activity += 1;
+  }
+
   /** Timers waiting to fire (for tests of the clock itself and for leak checks). */
   get pending(): number {
     return this.timers.length;
@@ -74,14 +87,14 @@ export class MemoryClock implements Clock {
     this.advancing = true;
     const target = this.now() + ms;
     try {
-      await settle();
+      await this.settle();
       for (let fired = 0; fired < 1_000_000; fired++) {
         const next = this.timers[0];
         if (!next || next.at > target) break;
         this.moveTo(next.at);
         this.timers.shift();
         next.fn();
-        await settle();
+        await this.settle();
       }
       this.moveTo(target);
     } finally {
@@ -113,8 +126,12 @@ export class MemoryClock implements Clock {
     while (this.timers[0] && this.timers[0].at <= now) this.timers.shift()!.fn();
     this.arm();
   }
-}
 
-async function settle(): Promise<void> {
-  for (let i = 0; i < SETTLE_TURNS; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  private async settle(): Promise<void> {
+    for (let turn = 0, quiet = 0; turn < MAX_TURNS && quiet < QUIET_TURNS; turn++) {
+      const before = this.activity;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      quiet = this.activity === before ? quiet + 1 : 0;
+    }
+  }
 }

@@ -86,6 +86,7 @@ export class MemoryStore implements S.Store {
   /** Runs one transition on a queue: atomic, at one instant, its messages published after. */
   private run<T>(what: string, queue: string, body: (ctx: Ctx, ctxOf: (queue: string) => Ctx) => T): Promise<T> {
     if (this.closed) return Promise.reject(new StoreNotConnectedError(what));
+    this.clock.touch();
     const now = this.clock.now();
     const signals: Signals = { sched: [], owls: [], done: [] };
     const ctxs = new Map<string, Ctx>();

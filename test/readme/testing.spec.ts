@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { Body, Controller, Injectable, Module, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { IsEmail, IsString } from 'class-validator';
-import { getQueueToken, InjectQueue, OnJob, Processor, QueueModule, type ActiveJob, type Queue } from '../../lib/index.js';
-import { QueueTesting } from '../../lib/testing/index.js';
+import { getQueueToken, InjectQueue, OnJob, Processor, Queue, QueueModule, Worker, type ActiveJob } from '../../lib/index.js';
+import { MemoryStore, QueueTesting } from '../../lib/testing/index.js';
 
 /**
  * The README "Testing your processors" examples, as written there, over a
@@ -81,5 +81,21 @@ describe('README: Testing your processors', () => {
       ['send', { to: 'ada@example.com', subject: 'Welcome' }],
     ]);
     await app.close();
+  });
+
+  it('without Nest: a day-long delay on the manual clock', async () => {
+    const log: unknown[] = [];
+    const console = { log: (value: unknown) => log.push(value) };
+
+    const store = new MemoryStore({ clock: 'manual' });
+    const reminders = new Queue<{ to: string }>('reminders', { store });
+    const worker = new Worker<{ to: string }>('reminders', async (job) => `reminded ${job.data.to}`, { store });
+
+    const job = await reminders.add('remind', { to: 'ada' }, { delay: 86_400_000 });
+    await store.clock.advance(86_400_000);                           // a day, in milliseconds
+    console.log(await reminders.waitFor(job.id));                   // 'reminded ada'
+    await worker.close();
+
+    expect(log).toEqual(['reminded ada']);
   });
 });
