@@ -62,6 +62,11 @@ export class MemoryStore implements S.Store {
     return this.closed ? Promise.reject(new StoreNotConnectedError('connect()')) : Promise.resolve();
   }
 
+  /** disconnect() was called: every call now fails with StoreNotConnectedError. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   async disconnect(): Promise<void> {
     this.closed = true;
     await this.notify.close();

@@ -59,7 +59,11 @@ export class QueueTesting {
   /** Overrides the module's connections with in-memory stores; returns the builder to go on with (.compile()). */
   apply<B>(builder: OverridableModuleBuilder<B>): B {
     return builder.overrideProvider(SpoolConnections).useFactory({
-      factory: (options: unknown) => SpoolConnections.inProcess(options, (name) => this.store(name)),
+      factory: (options: unknown) => {
+        // Each app compiled from this builder starts empty (the previous one closed its stores on shutdown).
+        for (const [name, store] of this.stores) if (store.isClosed) this.stores.delete(name);
+        return SpoolConnections.inProcess(options, (name) => this.store(name));
+      },
       inject: [MODULE_OPTIONS_TOKEN],
     });
   }
@@ -94,7 +98,7 @@ export class QueueTesting {
     if (this.mode !== 'manual') throw new InvalidArgumentError('QueueTesting.runNext()', "runs jobs in 'manual' mode only", "use new QueueTesting({ mode: 'manual' }), or drain() in 'auto' mode");
     const store = this.store(connection);
     if ((await store.getCounts(queue)).waiting === 0) return null;
-    const id = await this.until<string>(`a worker of queue "${queue}" to take its next job (is there a @Processor('${queue}')?)`, (done) => {
+    const id = await this.until<string>(`a worker of queue "${queue}" to take its next job (is there a @Processor('${queue}'), and is the queue free of rate limits and group caps?)`, (done) => {
       const onClaimed = (q: string, ids: string[]) => q === queue && done(ids[0]!);
       store.events.on('claimed', onClaimed);
       store.allowClaims(queue, 1);

@@ -117,6 +117,25 @@ describe('QueueTesting: the Nest app on MemoryStore, no Redis', () => {
     await expect(testing.runNext('emails')).rejects.toThrow(/manual/);
   });
 
+  it('the worker checks a stored payload against the DTO too', async () => {
+    const testing = new QueueTesting({ mode: 'manual' });
+    await boot(testing);
+    const raw = { id: 'raw', name: 'welcome', data: JSON.stringify({ to: 'nope' }), opts: '{}', delay: 0, priority: 0, lifo: false, maxAttempts: 3, deadline: 0, removeOnComplete: '-1,-1', removeOnFail: '-1,-1' };
+    await testing.store().add('emails', [raw]);
+    const run = await testing.runNext('emails');
+    expect(run).toMatchObject({ state: 'failed', attempt: 1, error: { code: 'JobValidationError' } });
+    expect(run!.error!.message).toMatch(/payload of job raw \("welcome"\) is invalid/);
+  });
+
+  it('one QueueTesting serves app after app, each starting empty', async () => {
+    const testing = new QueueTesting({ mode: 'manual' });
+    await (await boot(testing)).signup.register('ada@example.com');
+    expect(testing.jobs('emails')).toHaveLength(1);
+    await moduleRef!.close();
+    await boot(testing);
+    expect(testing.jobs('emails')).toEqual([]);
+  });
+
   it('bad options name the field', () => {
     expect(() => new QueueTesting({ mode: 'later' as 'auto' })).toThrow(/QueueTesting options.mode/);
     expect(() => new QueueTesting({ speed: 2 } as never)).toThrow(/speed/);
