@@ -277,7 +277,10 @@ if grouped > 0 then
   redis.call('SADD', Q.groups, unpack(groupOrder))
   for _, gid in ipairs(groupOrder) do
     zadd(spool_group_wait(Q, gid), groupWait[gid])
-    spool_group_ready(Q, gid)
+    local _, paused = spool_group_ready(Q, gid)
+    if paused then
+      redis.call('HINCRBY', Q.meta, 'gpw', #groupWait[gid] / 2)
+    end
   end
 end
 

@@ -1,8 +1,11 @@
 --[[
   counts: how many jobs are in each state, read in one atomic step.
   'paused' counts waiting jobs that may not start because their name is
-  paused (parked or not yet reached), or every waiting job when the whole
-  queue is paused; 'waiting' counts the rest.
+  paused (parked or not yet reached) or their group is paused (meta gpw),
+  or every waiting job when the whole queue is paused; 'waiting' counts
+  the rest. Read from counters only: no per-job scan. A job of a paused
+  name in a paused group that no claim has parked yet is counted under both
+  pauses; the sum is capped at the waiting total.
 
   KEYS[1..17] queue keys (includes/queue)
 
@@ -22,6 +25,7 @@ else
   for i = 1, #names do
     paused = paused + (tonumber(redis.call('HGET', Q.meta, 'n:' .. names[i])) or 0)
   end
+  paused = math.min(total, paused + (tonumber(redis.call('HGET', Q.meta, 'gpw')) or 0))
 end
 return {
   total - paused, paused,

@@ -16,4 +16,12 @@ local Q = spool_queue()
 local gid = ARGV[4]
 redis.call('SADD', Q.groups, gid)
 -- The ring drops it lazily: the next claim that reaches it sees the flag.
-return redis.call('HSETNX', spool_group_key(Q, gid), 'paused', '1')
+if redis.call('HSETNX', spool_group_key(Q, gid), 'paused', '1') == 0 then
+  return 0
+end
+-- Its waiting jobs now count as paused (meta gpw, read by counts).
+local waiting = redis.call('ZCARD', spool_group_wait(Q, gid))
+if waiting > 0 then
+  redis.call('HINCRBY', Q.meta, 'gpw', waiting)
+end
+return 1

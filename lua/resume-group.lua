@@ -19,6 +19,10 @@ local gid = ARGV[4]
 if redis.call('HDEL', spool_group_key(Q, gid), 'paused') == 0 then
   return 0
 end
+local waiting = redis.call('ZCARD', spool_group_wait(Q, gid))
+if waiting > 0 then
+  redis.call('HINCRBY', Q.meta, 'gpw', -waiting)
+end
 spool_group_ready(Q, gid)
-spool_wake(Q, redis.call('ZCARD', spool_group_wait(Q, gid)))
+spool_wake(Q, waiting)
 return 1

@@ -9,7 +9,7 @@ import type { SpoolConnections } from './connections.js';
 import type { ProcessorMetadata } from './decorators.js';
 import { checkDto } from './dto.js';
 import { SpoolBootstrapError } from './errors.js';
-import { collectHandlers, hasHandlerMetadata, type HandlerEntry, type ProcessorHandlers } from './processor-handlers.js';
+import { collectHandlers, handlerMethods, type HandlerEntry, type ProcessorHandlers } from './processor-handlers.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { DEFAULT_CONNECTION, PROCESSOR_METADATA } from './tokens.js';
 
@@ -75,8 +75,9 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
       const metadata = Reflect.getMetadata(PROCESSOR_METADATA, metatype) as ProcessorMetadata | undefined;
       const methods = this.scanner.getAllMethodNames(prototype);
       if (!metadata) {
-        if (hasHandlerMetadata(prototype, methods)) {
-          throw new SpoolBootstrapError(metatype.name, 'has @OnJob or @OnWorkerEvent methods but no @Processor decorator', `add @Processor('queue-name') to the class`);
+        const decorated = handlerMethods(prototype, methods).map((m) => `${metatype.name}.${m}`);
+        if (decorated.length > 0) {
+          throw new SpoolBootstrapError(decorated.join(', '), `${decorated.length === 1 ? 'has' : 'have'} @OnJob or @OnWorkerEvent but ${metatype.name} has no @Processor decorator`, `add @Processor('queue-name') to the class`);
         }
         continue;
       }
@@ -99,6 +100,10 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     const className = metatype.name;
     const { queue, connection } = metadata;
     const at = `@Processor('${queue}') on ${className}`;
+    if (!this.connections.names.includes(connection)) {
+      throw new SpoolBootstrapError(at, `names connection "${connection}", which does not exist`,
+        `add it to QueueModule.forRoot({ connections: { ${connection}: { url } } }) or use a configured one (configured: ${this.connections.names.join(', ')})`);
+    }
     if (!this.registry.has(queue, connection)) {
       const known = this.registry.names(connection);
       throw new SpoolBootstrapError(at, `names queue "${queue}", which is not registered on connection "${connection}"`,

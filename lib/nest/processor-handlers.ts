@@ -21,9 +21,9 @@ function methodMetadata<T>(prototype: object, method: string, key: string): T | 
   return typeof fn === 'function' ? (Reflect.getMetadata(key, fn) as T | undefined) : undefined;
 }
 
-/** True when any method of the class carries @OnJob or @OnWorkerEvent. */
-export function hasHandlerMetadata(prototype: object, methods: readonly string[]): boolean {
-  return methods.some((m) => methodMetadata(prototype, m, ON_JOB_METADATA) !== undefined || methodMetadata(prototype, m, ON_WORKER_EVENT_METADATA) !== undefined);
+/** The methods of the class that carry @OnJob or @OnWorkerEvent. */
+export function handlerMethods(prototype: object, methods: readonly string[]): string[] {
+  return methods.filter((m) => methodMetadata(prototype, m, ON_JOB_METADATA) !== undefined || methodMetadata(prototype, m, ON_WORKER_EVENT_METADATA) !== undefined);
 }
 
 /** Reads the @OnJob / @OnWorkerEvent methods of a processor class; refuses ambiguous setups. */

@@ -1,21 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { LUA_SOURCES } from './lua-sources.js';
 
 /**
- * The package's `lua/` directory: the nearest one above this file. Sources
- * (lib/store/), the package build (dist/store/) and app builds that compile
- * lib/ elsewhere all find it without configuration.
+ * Lua files by their path under lua/ without ".lua" ("add", "includes/finish").
+ * The package's own come from lua-sources.ts, generated from lua/ at build
+ * time, so loading needs no file system path (the same code runs as CommonJS
+ * and as ES modules).
  */
-export const LUA_DIR = findLuaDir(dirname(fileURLToPath(import.meta.url)));
-
-function findLuaDir(start: string): string {
-  for (let dir = start, i = 0; i < 8; i++, dir = dirname(dir)) {
-    if (existsSync(join(dir, 'lua', 'add.lua'))) return join(dir, 'lua');
-  }
-  return join(start, '..', '..', 'lua');
-}
+export type LuaFiles = Readonly<Record<string, string>>;
 
 const INCLUDE = /^--- @include "([^"]+)"\s*$/;
 
@@ -35,27 +27,25 @@ export class ScriptIncludeError extends Error {
 }
 
 /**
- * Reads `lua/<name>.lua` and resolves `--- @include "includes/x"` lines
+ * Loads `lua/<name>.lua` and resolves `--- @include "includes/x"` lines
  * (paths relative to `lua/`, no extension). An include used twice in one
  * script is inlined once; a missing or circular include is reported with the
  * chain that led to it.
  */
-export function loadScript(name: string, dir: string = LUA_DIR): LoadedScript {
+export function loadScript(name: string, files: LuaFiles = LUA_SOURCES): LoadedScript {
   const included = new Set<string>();
-  const source = resolve(name, [], included, dir);
+  const source = resolve(name, [], included, files);
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-function resolve(path: string, chain: readonly string[], included: Set<string>, dir: string): string {
+function resolve(path: string, chain: readonly string[], included: Set<string>, files: LuaFiles): string {
   const here = [...chain, path];
   if (chain.includes(path)) {
     throw new ScriptIncludeError(`circular include of "${path}"`, here);
   }
-  let text: string;
-  try {
-    text = readFileSync(join(dir, `${path}.lua`), 'utf8');
-  } catch {
-    throw new ScriptIncludeError(`missing Lua file "${path}.lua" in ${dir}`, here);
+  const text = Object.hasOwn(files, path) ? files[path] : undefined;
+  if (text === undefined) {
+    throw new ScriptIncludeError(`missing Lua file "${path}.lua"`, here);
   }
   return text
     .split('\n')
@@ -67,7 +57,7 @@ function resolve(path: string, chain: readonly string[], included: Set<string>, 
         throw new ScriptIncludeError(`circular include of "${target}"`, [...here, target]);
       }
       if (included.has(target)) return `-- (${target} already included)`;
-      const body = resolve(target, here, included, dir);
+      const body = resolve(target, here, included, files);
       included.add(target);
       return body;
     })

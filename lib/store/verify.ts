@@ -27,7 +27,13 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const parked = await scan(client, `${keys.parkedPrefix}*`);
   let grouped = 0;
   let parkedCount = 0;
-  for (const key of groupWaits) for (const id of await members(key)) (note(id, `waiting (${key})`), (grouped += 1));
+  let inPausedGroups = 0;
+  for (const key of groupWaits) {
+    const ids = await members(key);
+    for (const id of ids) (note(id, `waiting (${key})`), (grouped += 1));
+    const paused = (await client.sendCommand(['HEXISTS', key.slice(0, -':wait'.length), 'paused'])) === 1;
+    if (paused) inPausedGroups += ids.length;
+  }
   for (const key of parked) for (const id of await members(key)) (note(id, `waiting (${key})`), (parkedCount += 1));
 
   const hashIds = new Set((await scan(client, `${keys.jobPrefix}*`)).map((key) => key.slice(keys.jobPrefix.length)));
@@ -72,6 +78,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const meta = decodeHash((await client.sendCommand(['HGETALL', keys.meta])) as RawReply);
   const counter = (field: string) => Number(meta[field] ?? 0);
   if (counter('gw') !== grouped) problems.push(`meta gw says ${counter('gw')} grouped waiting jobs, the group sets hold ${grouped}`);
+  if (counter('gpw') !== inPausedGroups) problems.push(`meta gpw says ${counter('gpw')} jobs wait in paused groups, their sets hold ${inPausedGroups}`);
   if (counter('pw') !== parkedCount) problems.push(`meta pw says ${counter('pw')} parked jobs, the parked sets hold ${parkedCount}`);
   const names = new Set([...waitingByName.keys(), ...Object.keys(meta).filter((f) => f.startsWith('n:')).map((f) => f.slice(2))]);
   for (const name of names) {

@@ -2,7 +2,8 @@
   claim-batch: waiting -> active for up to `count` jobs, each under a fresh
   lease token (<workerId>:<claim number>).
   Order: the ungrouped jobs and the groups of the ring take turns (the
-  ungrouped jobs count as one more group); inside each, strict priority then
+  ungrouped jobs count as one more group: they take a turn once every group
+  in the ring had one since their last, meta rr); inside each, strict priority then
   FIFO/LIFO. A group that can take no more after a claim (cap reached, rate
   window used up, nothing left) leaves the ring.
   On the way:
@@ -97,42 +98,49 @@ local function spool_pop(Q, C, now, want)
   if C.ringLen == nil then
     C.ringLen = redis.call('LLEN', Q.ring)
   end
-  if C.ringLen > 0 then
-    C.rr = C.rr + 1
-    C.rrUsed = true
-    if C.rr % (C.ringLen + 1) ~= 0 or redis.call('ZCARD', Q.wait) == 0 then
-      for _ = 1, C.ringLen do
-        local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
-        local gkey = spool_group_key(Q, gid)
-        local g = redis.call('HMGET', gkey, 'paused', 'active', 'cap', 'rl', 'rlw', 'rln')
-        local cap = spool_group_cap(Q, g[3])
-        local active = tonumber(g[2]) or 0
-        local allowance, reopen, fresh = spool_window(g[4] or C.grl, g[5], g[6], now)
-        if g[1] or (cap > 0 and active >= cap) then
-          spool_ring_remove(Q, C, gid)
-          redis.call('HDEL', gkey, 'sched')
-        elseif allowance <= 0 then
-          spool_ring_remove(Q, C, gid)
-          redis.call('ZADD', Q.glimited, reopen, gid)
-        else
-          local gwait = spool_group_wait(Q, gid)
-          local top = redis.call('ZPOPMIN', gwait)
-          if top[1] then
-            C.gw = C.gw - 1
-            return top[1], top[2], { gid = gid, source = gwait, gkey = gkey,
-              cap = cap, active = active, allowance = allowance, reopen = reopen, fresh = fresh,
-              rated = (g[4] or C.grl) ~= nil }
+  -- rr: turns the groups took since the ungrouped jobs' last one. Once every
+  -- group in the ring had its turn, the ungrouped jobs take theirs.
+  if C.ringLen > 0 and (C.rr < C.ringLen or redis.call('ZCARD', Q.wait) == 0) then
+    for _ = 1, C.ringLen do
+      local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
+      local gkey = spool_group_key(Q, gid)
+      local g = redis.call('HMGET', gkey, 'paused', 'active', 'cap', 'rl', 'rlw', 'rln')
+      local cap = spool_group_cap(Q, g[3])
+      local active = tonumber(g[2]) or 0
+      local allowance, reopen, fresh = spool_window(g[4] or C.grl, g[5], g[6], now)
+      if g[1] or (cap > 0 and active >= cap) then
+        spool_ring_remove(Q, C, gid)
+        redis.call('HDEL', gkey, 'sched')
+      elseif allowance <= 0 then
+        spool_ring_remove(Q, C, gid)
+        redis.call('ZADD', Q.glimited, reopen, gid)
+      else
+        local gwait = spool_group_wait(Q, gid)
+        local top = redis.call('ZPOPMIN', gwait)
+        if top[1] then
+          C.gw = C.gw - 1
+          if C.rr < C.ringLen then
+            C.rr = C.rr + 1
+            C.rrUsed = true
           end
-          spool_ring_remove(Q, C, gid)
-          redis.call('HDEL', gkey, 'sched')
+          return top[1], top[2], { gid = gid, source = gwait, gkey = gkey,
+            cap = cap, active = active, allowance = allowance, reopen = reopen, fresh = fresh,
+            rated = (g[4] or C.grl) ~= nil }
         end
-        if C.ringLen == 0 then
-          break
-        end
+        spool_ring_remove(Q, C, gid)
+        redis.call('HDEL', gkey, 'sched')
+      end
+      if C.ringLen == 0 then
+        break
       end
     end
   end
-  return spool_pop_wait(Q, C, want)
+  local id, score = spool_pop_wait(Q, C, want)
+  if id and C.rr ~= 0 then
+    C.rr = 0
+    C.rrUsed = true
+  end
+  return id, score
 end
 
 -- A grouped job was started: count it, and take the group out of the ring if it can take no more.
@@ -315,6 +323,11 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
     -- Slots granted for jobs this worker may not take (no room for their name):
     -- give them back, so another idle worker woken by the same message can.
     redis.call('INCRBY', Q.hint, math.min(count - claimed, #skipped / 3))
+  end
+  if m[2] and claimed >= allowance and waitMs == 0 then
+    -- This claim used up the queue's window: say when it reopens, or a
+    -- worker with free slots would sleep until its next poll.
+    waitMs = math.max(1, reopen - now)
   end
   if m[2] and claimed > 0 then
     if fresh then

@@ -7,6 +7,8 @@
   ends, it is resumed, its cap is raised, its rate window reopens).
   The hash field `sched` marks a group that is in the ring or in glimited,
   so it is never queued twice.
+  meta gpw counts the waiting jobs of paused groups (kept by place,
+  pause-group and resume-group), so counts reads them without a scan.
 ]]
 --- @include "includes/limits"
 
@@ -27,12 +29,18 @@ local function spool_group_cap(Q, capField)
   return cap
 end
 
--- Puts the group in the ring if it can be served and is not queued already; true when it joined now.
+--[[
+  Puts the group in the ring if it can be served and is not queued already;
+  true when it joined now. Second value: the group is paused.
+]]
 local function spool_group_ready(Q, gid)
   local gkey = spool_group_key(Q, gid)
   local f = redis.call('HMGET', gkey, 'sched', 'paused', 'active', 'cap')
-  if f[1] or f[2] then
-    return false
+  if f[2] then
+    return false, true
+  end
+  if f[1] then
+    return false, false
   end
   local cap = spool_group_cap(Q, f[4])
   if cap > 0 and (tonumber(f[3]) or 0) >= cap then

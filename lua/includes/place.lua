@@ -40,7 +40,10 @@ local function spool_place(Q, jobKey, id, score)
     redis.call('ZADD', spool_group_wait(Q, f[1]), s, id)
     redis.call('HINCRBY', Q.meta, 'gw', 1)
     redis.call('SADD', Q.groups, f[1])
-    spool_group_ready(Q, f[1])
+    local _, paused = spool_group_ready(Q, f[1])
+    if paused then
+      redis.call('HINCRBY', Q.meta, 'gpw', 1)
+    end
   else
     redis.call('ZADD', Q.wait, s, id)
   end
@@ -56,6 +59,9 @@ local function spool_unplace(Q, jobKey, id)
   elseif f[1] then
     if redis.call('ZREM', spool_group_wait(Q, f[1]), id) == 1 then
       redis.call('HINCRBY', Q.meta, 'gw', -1)
+      if redis.call('HEXISTS', spool_group_key(Q, f[1]), 'paused') == 1 then
+        redis.call('HINCRBY', Q.meta, 'gpw', -1)
+      end
     end
   else
     redis.call('ZREM', Q.wait, id)

@@ -9,8 +9,9 @@
   KEYS[6] cancelled    cancelled jobs (zset, score = finishedAt)
   KEYS[7] meta         queue hash: seq, paused, gw (grouped waiting), pw (parked waiting),
                        rl/rlw/rln (rate limit "max,duration", window start, count), lu (throttled until),
-                       gcap, grl (group defaults), mw, mwg (backpressure limits), rr (rotation),
-                       np (number of paused job names, kept by pause-names/resume-names)
+                       gcap, grl (group defaults), mw, mwg (backpressure limits), rr (group turns since the ungrouped jobs' last),
+                       np (number of paused job names, kept by pause-names/resume-names),
+                       gpw (waiting jobs of paused groups, see includes/groups)
   KEYS[8] hint         wake-hint budget (string integer, 60 s TTL)
   KEYS[9] idle         idle-worker marker
   KEYS[10] jobPrefix   job hashes are jobPrefix..id

@@ -1,4 +1,5 @@
-import { Queue, RedisStore, Worker, type ClaimOutcome, type Fetch } from '../../lib/index.js';
+import { Queue, RedisStore, Worker } from '../../lib/index.js';
+import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, statSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from '../../.ci/build/build.mjs';
+import { generateLuaModule } from '../../.ci/build/lua-sources.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -16,14 +17,14 @@ function newest(dir) {
 
 /**
  * Child-process fixtures (workers killed and restarted by the tests) run the
- * compiled library from dist/, since plain node cannot load TypeScript. Builds
- * it when dist/ is missing or older than lib/.
+ * compiled library from dist/, since plain node cannot load TypeScript.
+ * Regenerates lib/store/lua-sources.ts from lua/ (the sources jest runs
+ * import it), then builds dist/ when it is missing or older than lib/.
  */
 export function ensureBuiltLib() {
-  const entry = join(root, 'dist', 'index.js');
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newest(join(root, 'lib'))) return;
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  generateLuaModule();
+  const entries = [join(root, 'dist', 'cjs', 'index.js'), join(root, 'dist', 'esm', 'index.mjs')];
+  const built = entries.every((e) => existsSync(e)) ? Math.min(...entries.map((e) => statSync(e).mtimeMs)) : 0;
+  if (built >= Math.max(newest(join(root, 'lib')), statSync(join(root, 'package.json')).mtimeMs)) return;
+  build();
 }

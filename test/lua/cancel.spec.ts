@@ -1,4 +1,5 @@
-import { Queue, type OwnershipMessage, type RedisStore } from '../../lib/index.js';
+import { Queue, type RedisStore } from '../../lib/index.js';
+import type { OwnershipMessage } from '../../lib/store/index.js';
 import { testStore } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 

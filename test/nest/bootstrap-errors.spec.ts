@@ -78,6 +78,12 @@ class OverCapProcessor {
   send(): void {}
 }
 
+@Processor('elsewhere', { connection: 'analytics' })
+class UnregisteredUnknownConnectionProcessor {
+  @OnJob('record')
+  record(): void {}
+}
+
 @Processor('audit', { connection: 'analytics' })
 class UnknownConnectionProcessor {
   @OnJob('record')
@@ -92,12 +98,15 @@ describe('bootstrap errors', () => {
     ['a processor for a queue never registered', [root(), mail()], [GhostProcessor], /@Processor\('ghost'\) on GhostProcessor names queue "ghost", which is not registered.*registerQueue\('ghost'\)/],
     ['two handlers for one job name', [root(), mail()], [DoubleProcessor], /DoubleProcessor.sendAgain is a second handler for job name "send" \(the first is DoubleProcessor.send\)/],
     ['two fallback handlers', [root(), mail()], [TwoFallbacks], /TwoFallbacks.two is a second fallback @OnJob\(\)/],
-    ['@OnJob on a class without @Processor', [root(), mail()], [NotAProcessor], /NotAProcessor has @OnJob or @OnWorkerEvent methods but no @Processor decorator/],
+    ['@OnJob on a class without @Processor', [root(), mail()], [NotAProcessor], /^NotAProcessor\.send has @OnJob or @OnWorkerEvent but NotAProcessor has no @Processor decorator/],
     ['two processors for one queue', [root(), mail()], [MailProcessor, SecondMailProcessor], /is a second processor for queue "mail"/],
     ['a processor without handlers', [root(), mail()], [EmptyProcessor], /EmptyProcessor has no @OnJob method/],
     ['bad worker options', [root(), mail()], [BadOptionsProcessor], /@Processor\('mail'\) options of BadOptionsProcessor are invalid: Worker options.concurrency/],
     ['a name cap over the pool', [root(), mail()], [OverCapProcessor], /OverCapProcessor are invalid: Worker options.nameConcurrency.send/],
     ['a processor on an unknown connection', [root(), QueueModule.registerQueue({ name: 'audit', connection: 'analytics' })], [UnknownConnectionProcessor], /connection "analytics" is not configured/],
+    // Not "register the queue on connection analytics": that fails next, the connection is what is missing.
+    ['a processor naming an unknown connection, its queue not registered', [root(), mail()], [UnregisteredUnknownConnectionProcessor],
+      /^@Processor\('elsewhere'\) on UnregisteredUnknownConnectionProcessor names connection "analytics", which does not exist: add it to QueueModule\.forRoot\(\{ connections: \{ analytics: \{ url \} \} \}\) or use a configured one \(configured: default\)$/],
   ])('refuses %s', async (_what, imports, providers, message) => {
     const error = await bootstrapError({ imports, providers });
     expect(error).toBeInstanceOf(SpoolBootstrapError);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { InvalidArgumentError, Queue, RedisStore, UnknownOptionError, Worker, type Store } from '../../lib/index.js';
+import { InvalidArgumentError, Queue, RedisStore, UnknownOptionError, Worker } from '../../lib/index.js';
+import type { Store } from '../../lib/store/index.js';
 import { redisUrl } from '../helpers/store.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { createClient } from 'redis';
-import { Queue, RedisStore } from '../../dist/index.js';
+import { Queue, RedisStore } from '../../dist/esm/engine.mjs';
 import { RedisServer } from '../helpers/redis-server.mjs';
 
 const TOTAL = Number(process.env.SOAK_JOBS ?? 200_000);

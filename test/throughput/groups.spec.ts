@@ -35,6 +35,24 @@ describe('groups', () => {
     expect((await queue.getGroup('big')).waiting).toBeGreaterThan(99_000);
   }, 90_000);
 
+  // Ring [big, small] plus the ungrouped jobs: three members, so the
+  // ungrouped job starts within the first three, whenever it was added (issue 11).
+  it.each([
+    ['added first', true],
+    ['added last', false],
+  ])('gives ungrouped jobs one turn of the ring (ungrouped job %s)', async (_what, first) => {
+    const queue = h.queue('ring-turn');
+    if (first) await queue.add('job', 'ungrouped');
+    await queue.addBulk(Array.from({ length: 1000 }, (_, i) => ({ name: 'job', data: i, opts: { group: { id: 'big' } } })));
+    await queue.add('job', 'small', { group: { id: 'small' } });
+    if (!first) await queue.add('job', 'ungrouped');
+    const order: string[] = [];
+    const worker = h.worker('ring-turn', async (job: ActiveJob) => void order.push(job.group ?? 'none'), { concurrency: 1 });
+    await waitFor(() => order.length >= 6, { message: 'six jobs started' });
+    await worker.close({ timeout: 0 });
+    expect(order.slice(0, 3).sort()).toEqual(['big', 'none', 'small']);
+  });
+
   it('never runs more of a group at once than its cap, with an override for one group', async () => {
     const queue = h.queue('capped');
     await queue.configure({ groupConcurrency: 2 });

@@ -52,6 +52,27 @@ describe('pause and resume', () => {
     expect(seen).toEqual(['a', 'b', 'c']);
   });
 
+  it('counts the waiting jobs of a paused group as paused, before and after the pause, and as waiting again on resume', async () => {
+    const queue = h.queue('group-pause');
+    const before = await queue.add('sync', 'early', { group: { id: 'tenant-7' } });
+    await queue.pauseGroup('tenant-7');
+    await queue.addBulk([
+      ...Array.from({ length: 3 }, (_, i) => ({ name: 'sync', data: `t7-${i}`, opts: { group: { id: 'tenant-7' } } })),
+      { name: 'sync', data: 'other', opts: { group: { id: 'tenant-8' } } },
+      { name: 'sync', data: 'ungrouped' },
+    ]);
+    expect(await queue.getGroup('tenant-7')).toMatchObject({ waiting: 4, paused: true });
+    expect(await queue.getCounts()).toMatchObject({ waiting: 2, paused: 4 });
+    // A paused group's job leaving waiting (here cancelled) leaves the count too.
+    await queue.cancel(before.id);
+    expect(await queue.getCounts()).toMatchObject({ waiting: 2, paused: 3, cancelled: 1 });
+    // Pausing twice counts nothing twice.
+    expect(await queue.pauseGroup('tenant-7')).toBe(false);
+    expect(await queue.getCounts()).toMatchObject({ waiting: 2, paused: 3 });
+    await queue.resumeGroup('tenant-7');
+    expect(await queue.getCounts()).toMatchObject({ waiting: 5, paused: 0 });
+  });
+
   it('refuses bad pause options with the field named', async () => {
     const queue = h.queue('bad-pause');
     await expect(queue.pause({ names: [] })).rejects.toThrow(InvalidArgumentError);

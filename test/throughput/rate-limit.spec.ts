@@ -38,6 +38,28 @@ describe('queue rate limit', () => {
     }
   });
 
+  // A claim that took the window's last starts but fewer jobs than it asked
+  // for must say when the window reopens; else the worker slept until its
+  // next poll (10 s here) instead of one duration (issue 11).
+  it.each([
+    ['one worker', 1],
+    ['two workers', 2],
+  ])('starts max jobs per duration with %s whose concurrency is above max, not one window per poll', async (_what, workers) => {
+    const queue = h.queue('over-max');
+    await queue.configure({ rateLimit: { max: 5, duration: 500 } });
+    await queue.addBulk(Array.from({ length: 40 }, (_, i) => ({ name: 'call', data: i })));
+    for (let w = 0; w < workers; w += 1) h.worker('over-max', async () => 'done', { concurrency: 12, pollInterval: 10_000 });
+    await waitFor(async () => (await queue.getCounts()).completed >= 20, { timeout: 4000, message: 'four windows of 5 starts within 2 s' });
+    const starts = await startTimes(await queue.getJobs('completed'));
+    // Each window opens at its first start, one duration after the previous
+    // one opened, and admits max starts: starts 5k..5k+4 belong to window k.
+    for (let k = 1; k < 4; k += 1) {
+      const gap = starts[5 * k]! - starts[5 * (k - 1)]!;
+      expect(gap).toBeGreaterThanOrEqual(500);
+      expect(gap).toBeLessThan(500 + 300);
+    }
+  });
+
   it('lets a handler throttle the queue: the job waits without spending an attempt and nothing starts meanwhile', async () => {
     const queue = h.queue('throttled');
     let throttledOnce = false;

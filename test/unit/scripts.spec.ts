@@ -1,9 +1,12 @@
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LUA_DIR, loadScript, ScriptIncludeError } from '../../lib/store/script-loader.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LUA_SOURCES } from '../../lib/store/lua-sources.js';
+import { loadScript, ScriptIncludeError } from '../../lib/store/script-loader.js';
 import { QUEUE_KEYS } from '../../lib/store/keys.js';
 import { SCRIPTS, type ScriptDescriptor } from '../../lib/store/scripts.js';
+
+const LUA_DIR = fileURLToPath(new URL('../../lua', import.meta.url));
 
 /**
  * KEYS lines of a script header: `KEYS[3] name ...`, `KEYS[7..] ...` (variadic)
@@ -63,35 +66,40 @@ describe('Lua scripts and their descriptors', () => {
 });
 
 describe('script loader', () => {
-  function fixture(files: Record<string, string>): string {
-    const dir = mkdtempSync(join(tmpdir(), 'spool-lua-'));
-    mkdirSync(join(dir, 'includes'));
-    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, `${name}.lua`), text);
-    return dir;
-  }
+  const fixture = (files: Record<string, string>) => files;
+
+  it('carries every file of lua/ as it is on disk (lua-sources.ts is generated from lua/)', () => {
+    const onDisk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? onDisk(join(dir, e.name)) : e.name.endsWith('.lua') ? [join(dir, e.name)] : [],
+      );
+    const files = Object.fromEntries(onDisk(LUA_DIR).map((path) => [relative(LUA_DIR, path).slice(0, -4), readFileSync(path, 'utf8')]));
+    expect(Object.keys(files).length).toBeGreaterThan(20);
+    expect(LUA_SOURCES).toEqual(files);
+  });
 
   it('reports a missing include with the chain that led to it', () => {
-    const dir = fixture({ main: '--- @include "includes/a"\nreturn 1\n', 'includes/a': '--- @include "includes/nope"\n' });
-    expect(() => loadScript('main', dir)).toThrow(ScriptIncludeError);
-    expect(() => loadScript('main', dir)).toThrow(/missing Lua file "includes\/nope.lua".*main -> includes\/a -> includes\/nope/);
+    const files = fixture({ main: '--- @include "includes/a"\nreturn 1\n', 'includes/a': '--- @include "includes/nope"\n' });
+    expect(() => loadScript('main', files)).toThrow(ScriptIncludeError);
+    expect(() => loadScript('main', files)).toThrow(/missing Lua file "includes\/nope.lua".*main -> includes\/a -> includes\/nope/);
   });
 
   it('reports a circular include with its chain', () => {
-    const dir = fixture({
+    const files = fixture({
       main: '--- @include "includes/a"\n',
       'includes/a': '--- @include "includes/b"\n',
       'includes/b': '--- @include "includes/a"\n',
     });
-    expect(() => loadScript('main', dir)).toThrow(/circular include of "includes\/a".*main -> includes\/a -> includes\/b -> includes\/a/);
+    expect(() => loadScript('main', files)).toThrow(/circular include of "includes\/a".*main -> includes\/a -> includes\/b -> includes\/a/);
   });
 
   it('inlines an include used twice only once', () => {
-    const dir = fixture({
+    const files = fixture({
       main: '--- @include "includes/a"\n--- @include "includes/b"\nreturn 1\n',
       'includes/a': '--- @include "includes/b"\nlocal function a() end\n',
       'includes/b': 'local function b() end\n',
     });
-    const { source } = loadScript('main', dir);
+    const { source } = loadScript('main', files);
     expect(source.match(/local function b/g)).toHaveLength(1);
     expect(source.indexOf('function b')).toBeLessThan(source.indexOf('function a'));
   });

@@ -1,5 +1,5 @@
 // A Spool worker in its own process for the chaos suite, so tests can kill it
-// with real signals. Runs the compiled library (dist/, built by global-setup).
+// with real signals. Runs the compiled engine entry (dist/esm/engine.mjs, built by global-setup).
 // Config (JSON argument): { url, prefix, queue, worker, wait, effectsFile,
 // lean (smaller IPC messages, for the soak) }.
 // Each job's data says how its handler behaves ({ mode, ms, ... }, see
@@ -7,7 +7,7 @@
 // IPC to the parent: ready, started, completed, failed, error, late, and
 // { type: 'closed' } after { type: 'close' }.
 import { appendFileSync, existsSync } from 'node:fs';
-import { NoHandlerError, RedisStore, Worker } from '../../../dist/index.js';
+import { NoHandlerError, RedisStore, Worker } from '../../../dist/esm/engine.mjs';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
 const send = (message) => {

@@ -1,0 +1,75 @@
+// spool/engine: the engine and the Redis store, without the Nest module.
+// Loads no @nestjs/* package (test/unit/entry-points.spec.ts checks it), so a
+// producer or worker without Nest installs only Spool and redis. The main
+// entry (lib/index.ts) re-exports all of it.
+
+// Engine
+export { Queue } from './queue.js';
+export type { QueueOptions, BulkJob, CancelResult, PayloadValidator } from './queue.js';
+export { Worker } from './worker.js';
+export type { Handler } from './worker.js';
+export type { WorkerOptions } from './worker-options.js';
+export type { WorkerEvents, WorkerEventName } from './events.js';
+export { Job, ActiveJob } from './job.js';
+export type { JobError, OnceOptions } from './job.js';
+export type { JobOptions, Retention, StoredJobOptions } from './options.js';
+export { MAX_PRIORITY } from './options.js';
+export { backoffDelay, decideRetry } from './backoff.js';
+export { FlowProducer } from './flow-producer.js';
+export type { FlowProducerOptions } from './flow-producer.js';
+export { CHILD_FAILURE_POLICIES } from './flow-types.js';
+export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './flow-types.js';
+export type { WaitOptions } from './wait-finished.js';
+export {
+  DuplicateJobIdError,
+  UnknownQueueError,
+  WaitTimeoutError,
+  JobFailedError,
+  JobNotFoundError,
+  JobNotFailedError,
+  JobNotFinishedError,
+  ChildrenPendingError,
+} from './flow-errors.js';
+export type { Backoff, BackoffOptions, BackoffStrategy, CustomBackoff, RetryDecision } from './backoff.js';
+export {
+  SpoolError,
+  InvalidArgumentError,
+  UnknownOptionError,
+  PayloadTooLargeError,
+  TerminalJobError,
+  UnrecoverableError,
+  NoHandlerError,
+  DeadlineExceededError,
+  JobValidationError,
+  CorruptJobError,
+  ResultSerializationError,
+  StoredPayloadTooLargeError,
+  JobTimeoutError,
+  LeaseLostError,
+  JobCancelledError,
+  WorkerClosingError,
+  ClosedError,
+  QueueFullError,
+  RateLimitedError,
+} from './errors.js';
+
+// Store
+export { RedisStore } from '../store/redis-store.js';
+export type { RedisConnection, RedisStoreOptions, ConnectOptions } from '../store/redis-store.js';
+export type { RedisClientLike } from '../store/redis-client.js';
+export {
+  StoreError,
+  StoreNotConnectedError,
+  ScriptError,
+  ReplyShapeError,
+  FlowAddAbandonedError,
+  RedisUnavailableError,
+  RedisOutOfMemoryError,
+} from '../store/errors.js';
+export { UnsupportedServerError } from '../store/server-checks.js';
+export type { ServerCheckOptions } from '../store/server-checks.js';
+export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from '../store/store.js';
+
+// Logging
+export type { SpoolLogger } from '../logger.js';
+

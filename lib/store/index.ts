@@ -1,0 +1,33 @@
+// spool/store: the Store and NotifyAdapter contracts (records, outcomes,
+// messages), for those who implement or wrap a store. What an application
+// writes code with is on the main entry and spool/engine.
+
+export type {
+  Store,
+  JobRecord,
+  NewJob,
+  Fetch,
+  Lease,
+  Failure,
+  AddOutcome,
+  CompleteOutcome,
+  FailOutcome,
+  ExtendOutcome,
+  ReleaseOutcome,
+  PromoteOutcome,
+  ReapOutcome,
+  CancelOutcome,
+  AddBatchOutcome,
+  ClaimOutcome,
+  NewFlowNode,
+  AddFlowOutcome,
+  ChildrenRecord,
+  ChildFailure,
+  StoredFailurePolicy,
+  RedriveOutcome,
+  RemoveOutcome,
+  DeliverOutcome,
+} from './store.js';
+export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from './store.js';
+export type { NotifyAdapter, SchedMessage, OwnershipMessage, FinishedMessage, Unsubscribe } from '../notify/notify-adapter.js';
+

@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { Test } from '@nestjs/testing';
+import { FlowProducer, getQueueToken, QueueModule, type Queue } from '../../lib/index.js';
+import { engineHarness } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { rootOptions } from '../nest/nest-harness.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The backticked names in the first column of the first table after `marker`. */
+function firstColumn(marker: string): string[] {
+  const at = README.indexOf(marker);
+  if (at < 0) throw new Error(`README has no "${marker}"`);
+  const lines = README.slice(at).split('\n');
+  const start = lines.findIndex((l) => l.startsWith('|'));
+  const rows: string[] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|')[1] ?? '');
+  }
+  return rows.flatMap((cell) => [...cell.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!));
+}
+
+/** README "Job options" (defaults, the snapshot table) and "Flows" (what add returns). */
+describe('README: jobs as read back', () => {
+  const h = engineHarness();
+
+  it('documents every field of a snapshot, and a dead letter says why it died in job.error.reason', async () => {
+    const queue = h.queue('snapshot');
+    const added = await queue.add('boom', { n: 1 }, { attempts: 1 });
+    h.worker('snapshot', async () => {
+      throw new Error('no luck');
+    });
+    await waitFor(async () => (await queue.getJob(added.id))?.state === 'failed', { message: 'the dead letter' });
+    const job = (await queue.getJob(added.id))!;
+    expect(firstColumn('**What `queue.getJob(id)` returns**').sort()).toEqual(Object.keys(job).sort());
+    expect(job).toMatchObject({ attempt: 1, maxAttempts: 1, stalled: 0, error: { message: 'no luck', reason: 'error' } });
+    expect(job.finishedAt!).toBeGreaterThanOrEqual(job.startedAt!);
+    expect(job.startedAt!).toBeGreaterThanOrEqual(job.createdAt);
+  });
+
+  it('flows.add() returns { job, children }, children in the order given, [] for a leaf', async () => {
+    const flows = new FlowProducer({ store: h.store });
+    h.queue('parents');
+    h.queue('kids');
+    const tree = await flows.add({
+      name: 'root',
+      queueName: 'parents',
+      children: [
+        { name: 'a', queueName: 'kids' },
+        { name: 'b', queueName: 'kids', children: [{ name: 'b1', queueName: 'kids' }] },
+      ],
+    });
+    expect(tree.job).toMatchObject({ name: 'root', state: 'waiting-children' });
+    expect(tree.children.map((c) => c.job.name)).toEqual(['a', 'b']);
+    expect(tree.children[0]!.children).toEqual([]);
+    expect(tree.children[1]!.children.map((c) => c.job.name)).toEqual(['b1']);
+    await h.queue('parents').cancel(tree.job.id);
+  });
+
+  it("combines forRoot's and registerQueue's defaultJobOptions per option, the job's own winning", async () => {
+    const app = await Test.createTestingModule({
+      imports: [
+        QueueModule.forRoot({ ...rootOptions(), defaultJobOptions: { attempts: 3, priority: 5, backoff: { type: 'exponential', delay: 100, maxDelay: 1000 } } }),
+        QueueModule.registerQueue({ name: 'defaults', defaultJobOptions: { priority: 7, backoff: { type: 'fixed', delay: 50 } } }),
+      ],
+    }).compile();
+    await app.init();
+    try {
+      const queue = app.get<Queue>(getQueueToken('defaults'));
+      const plain = await queue.add('x', null);
+      // attempts from forRoot; priority and backoff (whole, not merged) from registerQueue.
+      expect(plain).toMatchObject({ maxAttempts: 3, priority: 7 });
+      expect(plain.opts.backoff).toEqual({ type: 'fixed', delay: 50 }); // no maxDelay from forRoot's
+      const own = await queue.add('x', null, { priority: 1, attempts: 2 });
+      expect(own).toMatchObject({ maxAttempts: 2, priority: 1 });
+      await Promise.all([queue.cancel(plain.id), queue.cancel(own.id)]);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The built package (dist/, built by the jest global setup) loaded the way an
+ * application loads it: by its name, through package.json "exports", from
+ * CommonJS and from ESM, in a plain node process.
+ */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function runNode(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 20_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Package names a script requested while it loaded `entry` (through require, also when ESM imports CommonJS). */
+const REQUESTED = `
+const Module = require('node:module');
+const seen = new Set();
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (!request.startsWith('.') && !request.startsWith('/') && !request.startsWith('node:')) seen.add(request);
+  return resolve.call(this, request, ...rest);
+};
+`;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+describe('entry points of the built package', () => {
+  it('the CommonJS build uses no import.meta and no file system (the Lua is compiled in)', () => {
+    const js = filesUnder(join(root, 'dist', 'cjs')).filter((f) => f.endsWith('.js'));
+    expect(js.length).toBeGreaterThan(40);
+    expect(js.filter((f) => /import\.meta|require\("(node:)?fs(\/promises)?"\)/.test(readFileSync(f, 'utf8')))).toEqual([]);
+  });
+
+  it.each([
+    ['require', `${REQUESTED} require('spool/engine'); console.log(JSON.stringify([...seen]));`],
+    ['import', `${REQUESTED} import('spool/engine').then(() => console.log(JSON.stringify([...seen])));`],
+  ])('spool/engine (%s) loads redis and no @nestjs/* or other Nest peer', (_how, script) => {
+    const run = runNode(['-e', script]);
+    expect(run.stderr).toBe('');
+    const requested = JSON.parse(run.stdout) as string[];
+    expect(requested).toContain('redis');
+    expect(requested.filter((name) => /^@nestjs\/|^class-(validator|transformer)$|^reflect-metadata$|^rxjs/.test(name))).toEqual([]);
+  });
+
+  it('the main entry does load Nest (the check above can fail)', () => {
+    const run = runNode(['-e', `${REQUESTED} require('spool'); console.log(JSON.stringify([...seen]));`]);
+    expect(JSON.parse(run.stdout) as string[]).toContain('@nestjs/common');
+  });
+
+  it.each(['spool', 'spool/engine', 'spool/store'])(
+    '%s gives import and require the same objects (one instance: instanceof and Nest tokens hold across both)',
+    (entry) => {
+      const script = `
+        const required = require('${entry}');
+        import('${entry}').then((imported) => {
+          const names = Object.keys(required).filter((n) => n !== '__esModule');
+          const differ = names.filter((n) => imported[n] !== required[n]);
+          const extra = Object.keys(imported).filter((n) => !(n in required));
+          console.log(JSON.stringify({ count: names.length, differ, extra }));
+        });`;
+      const run = runNode(['-e', script]);
+      expect(run.stderr).toBe('');
+      const { count, differ, extra } = JSON.parse(run.stdout) as { count: number; differ: string[]; extra: string[] };
+      expect(differ).toEqual([]);
+      expect(extra).toEqual([]);
+      if (entry !== 'spool/store') expect(count).toBeGreaterThan(30);
+    },
+  );
+
+  it('an error thrown by the CommonJS build is instanceof the class imported through ESM', () => {
+    const script = `
+      const { Queue } = require('spool');
+      import('spool').then(async ({ InvalidArgumentError, SpoolError }) => {
+        try { new Queue('', {}); } catch (err) { console.log(JSON.stringify([err instanceof InvalidArgumentError, err instanceof SpoolError])); }
+      });`;
+    const run = runNode(['-e', script]);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([true, true]);
+  });
+});
