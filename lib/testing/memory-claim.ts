@@ -29,35 +29,39 @@ function ringRemove(ctx: Ctx, gid: string): void {
   if (at >= 0) ctx.q.ring.splice(at, 1);
 }
 
-/** spool_pop: the next waiting job in turn, groups and the ungrouped jobs taking turns. */
+/**
+ * spool_pop: the next waiting job in turn. The ungrouped jobs take a turn
+ * once every group in the ring had one since their last (meta rr).
+ */
 function pop(ctx: Ctx, grouped: boolean): Popped | undefined {
   const { q, now } = ctx;
-  if (grouped && q.ring.length > 0) {
-    q.rr += 1;
-    if (q.rr % (q.ring.length + 1) !== 0 || q.wait.size === 0) {
-      for (let turns = q.ring.length; turns > 0 && q.ring.length > 0; turns--) {
-        const gid = q.ring.shift()!;
-        q.ring.push(gid);
-        const g = groupOf(q, gid);
-        const cap = groupCap(q, gid);
-        const limit = g.rl ?? q.grl;
-        const [allowance, reopen, fresh] = rateWindow(limit, g.rlw, g.rln, now);
-        if (g.paused || (cap > 0 && g.active >= cap)) {
-          ringRemove(ctx, gid);
-          g.sched = false;
-        } else if (allowance <= 0) {
-          ringRemove(ctx, gid);
-          q.glimited.add(gid, reopen);
-        } else {
-          const top = g.wait.popMin();
-          if (top) return { id: top[0], score: top[1], pick: { gid, g, cap, active: g.active, allowance, reopen, fresh, rated: limit !== undefined } };
-          ringRemove(ctx, gid);
-          g.sched = false;
+  if (grouped && q.ring.length > 0 && (q.rr < q.ring.length || q.wait.size === 0)) {
+    for (let turns = q.ring.length; turns > 0 && q.ring.length > 0; turns--) {
+      const gid = q.ring.shift()!;
+      q.ring.push(gid);
+      const g = groupOf(q, gid);
+      const cap = groupCap(q, gid);
+      const limit = g.rl ?? q.grl;
+      const [allowance, reopen, fresh] = rateWindow(limit, g.rlw, g.rln, now);
+      if (g.paused || (cap > 0 && g.active >= cap)) {
+        ringRemove(ctx, gid);
+        g.sched = false;
+      } else if (allowance <= 0) {
+        ringRemove(ctx, gid);
+        q.glimited.add(gid, reopen);
+      } else {
+        const top = g.wait.popMin();
+        if (top) {
+          if (q.rr < q.ring.length) q.rr += 1;
+          return { id: top[0], score: top[1], pick: { gid, g, cap, active: g.active, allowance, reopen, fresh, rated: limit !== undefined } };
         }
+        ringRemove(ctx, gid);
+        g.sched = false;
       }
     }
   }
   const top = q.wait.popMin();
+  if (top) q.rr = 0;
   return top && { id: top[0], score: top[1] };
 }
 
@@ -135,6 +139,10 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
     } else {
       q.wait.add(s.id, s.score);
     }
+  }
+  if (q.rl && out.length >= allowance && waitMs === 0) {
+    // This claim used up the queue's window: say when it reopens.
+    waitMs = Math.max(1, reopen - now);
   }
   if (q.rl && out.length > 0) {
     if (fresh) {

@@ -81,8 +81,14 @@ export function resumeNamesOf(ctx: Ctx, names: readonly string[]): void {
 export function countsOf(q: MemQueue): JobCounts {
   const total = waitingCount(q) + parkedCount(q);
   let paused = 0;
-  if (q.paused) paused = total;
-  else for (const job of q.jobs.values()) if (job.state === 'waiting' && q.pausedNames.has(job.name)) paused += 1;
+  if (q.paused) {
+    paused = total;
+  } else {
+    // Like counts.lua: jobs of paused names, plus the waiting jobs of paused groups, at most the total.
+    for (const job of q.jobs.values()) if (job.state === 'waiting' && q.pausedNames.has(job.name)) paused += 1;
+    for (const g of q.groups.values()) if (g.paused) paused += g.wait.size;
+    paused = Math.min(total, paused);
+  }
   return {
     waiting: total - paused,
     paused,

@@ -12,11 +12,11 @@ export function limitCases(env: ContractEnv): void {
       await q.add('b0', {}, { group: { id: 'B' } });
       await q.add('c0', {}, { group: { id: 'C' } });
       const claimed = await env.store().claim('groups', { count: 10, workerId: 'w', lockMs: 5000 });
-      expect(claimed.jobs.map((j) => j.name).sort()).toEqual(['a0', 'b0', 'c0']);
+      expect(claimed.jobs.map((j: { name: string }) => j.name).sort()).toEqual(['a0', 'b0', 'c0']);
       expect(await q.getGroup('A')).toMatchObject({ waiting: 2, active: 1 });
       const a0 = claimed.jobs.find((j) => j.name === 'a0')!;
       const next = await env.store().complete('groups', { id: a0.id, token: a0.token! }, 'null', { count: 5, workerId: 'w', lockMs: 5000 });
-      expect(next.next.map((j) => j.name)).toEqual(['a1']);
+      expect(next.next.map((j: { name: string }) => j.name)).toEqual(['a1']);
       for (const j of [...claimed.jobs.filter((j) => j !== a0), ...next.next]) {
         await env.store().complete('groups', { id: j.id, token: j.token! }, 'null', { count: 0, workerId: 'w', lockMs: 5000 });
       }
@@ -130,7 +130,7 @@ export function limitCases(env: ContractEnv): void {
       const a2 = await q.add('a2', {}, { group: { id: 'A' } });
       await q.add('b1', {}, { group: { id: 'B' } });
       const first = await s.claim('grate', fetch);
-      expect(first.jobs.map((j) => j.name).sort()).toEqual(['a1', 'b1']);
+      expect(first.jobs.map((j: { name: string }) => j.name).sort()).toEqual(['a1', 'b1']);
       expect(first.waitMs).toBeGreaterThan(900);
       const second = await s.claim('grate', fetch);
       expect(second.jobs).toEqual([]);
@@ -148,11 +148,11 @@ export function limitCases(env: ContractEnv): void {
       await q.setGroupLimits('A', { concurrency: 2 });
       for (let i = 0; i < 3; i++) await q.add(`a${i}`, {}, { group: { id: 'A' } });
       const claimed = await s.claim('gcap', fetch);
-      expect(claimed.jobs.map((j) => j.name)).toEqual(['a0', 'a1']);
+      expect(claimed.jobs.map((j: { name: string }) => j.name)).toEqual(['a0', 'a1']);
       expect(await q.getGroup('A')).toEqual({ id: 'A', waiting: 1, active: 2, paused: false, concurrency: 2 });
       for (const j of claimed.jobs) await s.complete('gcap', { id: j.id, token: j.token! }, 'null', { ...fetch, count: 0 });
       const last = await s.claim('gcap', fetch);
-      expect(last.jobs.map((j) => j.name)).toEqual(['a2']);
+      expect(last.jobs.map((j: { name: string }) => j.name)).toEqual(['a2']);
       await s.complete('gcap', { id: last.jobs[0]!.id, token: last.jobs[0]!.token! }, 'null', { ...fetch, count: 0 });
     });
   });

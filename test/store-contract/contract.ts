@@ -1,4 +1,5 @@
-import { Queue, Worker, type Handler, type Store, type WorkerOptions } from '../../lib/index.js';
+import { Queue, Worker, type Handler, type WorkerOptions } from '../../lib/index.js';
+import type { Store } from '../../lib/store/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { flowCases } from './cases-flows.js';
 import { jobCases } from './cases-jobs.js';

@@ -1,4 +1,4 @@
-import type { Store } from '../../lib/index.js';
+import type { Store } from '../../lib/store/index.js';
 import { MemoryStore } from '../../lib/testing/index.js';
 import { storeContract } from './contract.js';
 

@@ -1,4 +1,5 @@
-import type { RedisStore, Store } from '../../lib/index.js';
+import type { RedisStore } from '../../lib/index.js';
+import type { Store } from '../../lib/store/index.js';
 import { testStore } from '../helpers/store.js';
 import { storeContract } from './contract.js';
 
