@@ -51,6 +51,7 @@ export function limitCases(env: ContractEnv): void {
       for (let i = 0; i < 3; i++) await q.add(`j${i}`, {});
       const first = await env.store().claim('rate', { count: 10, workerId: 'w', lockMs: 5000 });
       expect(first.jobs).toHaveLength(2);
+      expect(first.waitMs).toBeGreaterThan(900);
       const second = await env.store().claim('rate', { count: 10, workerId: 'w', lockMs: 5000 });
       expect(second.jobs).toHaveLength(0);
       expect(second.waitMs).toBeGreaterThan(900);
@@ -154,6 +155,27 @@ export function limitCases(env: ContractEnv): void {
       const last = await s.claim('gcap', fetch);
       expect(last.jobs.map((j: { name: string }) => j.name)).toEqual(['a2']);
       await s.complete('gcap', { id: last.jobs[0]!.id, token: last.jobs[0]!.token! }, 'null', { ...fetch, count: 0 });
+    });
+
+    it("groups and the ungrouped jobs take turns; a paused group's jobs count as paused", async () => {
+      const q = queue('turns');
+      const s = env.store();
+      await q.add('u1', {});
+      await q.add('u2', {});
+      for (const name of ['a1', 'a2']) await q.add(name, {}, { group: { id: 'A' } });
+      for (const name of ['b1', 'b2']) await q.add(name, {}, { group: { id: 'B' } });
+      for (const name of ['c1', 'c2']) await q.add(name, {}, { group: { id: 'C' } });
+      await q.pauseGroup('C');
+      expect(await q.getCounts()).toMatchObject({ waiting: 6, paused: 2 });
+      const claimed = await s.claim('turns', fetch);
+      // C is still in the ring until a claim reaches it: that turn drops it and serves A, so u1 comes one later.
+      expect(claimed.jobs.map((j: { name: string }) => j.name)).toEqual(['a1', 'b1', 'a2', 'u1', 'b2', 'u2']);
+      for (const j of claimed.jobs) await s.complete('turns', { id: j.id, token: j.token! }, 'null', { ...fetch, count: 0 });
+      await q.resumeGroup('C');
+      expect(await q.getCounts()).toMatchObject({ waiting: 2, paused: 0 });
+      const rest = await s.claim('turns', fetch);
+      for (const j of rest.jobs) await s.complete('turns', { id: j.id, token: j.token! }, 'null', { ...fetch, count: 0 });
+      expect(rest.jobs.map((j: { name: string }) => j.name)).toEqual(['c1', 'c2']);
     });
   });
 }
