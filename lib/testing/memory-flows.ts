@@ -185,3 +185,21 @@ export function childrenOf(job: MemJob | undefined): ChildrenRecord {
     }),
   };
 }
+
+/**
+ * A flow child's outcome reaches its parent inside the transition that
+ * finished it: memory has no hash slots to keep apart, so there is no window
+ * in which a crash could leave it undelivered (deliverToParent and the sweeps
+ * find nothing left to do).
+ */
+export function flushOutboxes(ctxs: Map<string, Ctx>, ctxOf: (queue: string) => Ctx): void {
+  for (let rounds = 0, delivered = true; delivered && rounds < 1000; rounds++) {
+    delivered = false;
+    for (const ctx of [...ctxs.values()]) {
+      for (const childId of [...ctx.q.outbox.keys()]) {
+        deliver(ctxOf, ctx.q.name, childId);
+        delivered = true;
+      }
+    }
+  }
+}

@@ -6,7 +6,7 @@ import type * as S from '../store/store.js';
 import { decodeFlowNode, decodeNewJob } from './memory-adapter.js';
 import { claimJobs } from './memory-claim.js';
 import { MemoryClock, type ClockMode } from './memory-clock.js';
-import { addFlowNodes, childrenOf, deliver, redriveJob, removeJob } from './memory-flows.js';
+import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
 import { addJobs, appendLog, cancelJob, extendLeases, failJob, held, promoteDue, reapExpired, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
 import { cancelled, finish, leaveActive, type Ctx, type Signals } from './memory-moves.js';
@@ -105,6 +105,7 @@ export class MemoryStore implements S.Store {
     };
     try {
       const result = body(ctxOf(queue), ctxOf);
+      flushOutboxes(ctxs, ctxOf);
       this.notify.publish(signals);
       return Promise.resolve(result);
     } catch (err) {
@@ -313,7 +314,7 @@ export class MemoryStore implements S.Store {
     });
   }
 
-  /** Flows are written whole at once in memory: nothing is ever left half added. */
+  /** Flows are written whole at once in memory, and parents hear of their children inside each transition: nothing is ever left half done. */
   sweepFlows(queue: string): Promise<number> {
     return this.run('sweepFlows', queue, () => 0);
   }
