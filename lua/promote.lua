@@ -1,24 +1,32 @@
 --[[
   promote: delayed -> waiting for every job due now (at most `limit` per call),
   in due order. Idempotent: many workers may race to run it; each job moves once.
+  Due schedulers move on first (includes/schedulers): the missed policy is
+  applied and each one's next tick is created as a delayed job, in the same
+  call that promotes the current tick, so a tick has one job whoever promotes.
 
   KEYS[1..17] queue keys (includes/queue)
+  KEYS[18] schedulers      schedulers by pending tick ms (zset)
+  KEYS[19] schedulerPrefix scheduler hashes are schedulerPrefix..id
 
   ARGV[1..3] channels and queue name (includes/queue)
   ARGV[4] limit
 
-  Returns {moved, ms until the next delayed job is due (-1 = none)}.
+  Returns {moved, ms until the next delayed job is due (-1 = none), ids of
+  schedulers whose list of cron times runs low (JS refills them)}.
   Publishes: sched 'w:<queue>' when a worker is idle.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/wake"
+--- @include "includes/schedulers"
 
 local Q = spool_queue()
 local now = spool_now()
+local ticked, refill = spool_sched_advance(Q, KEYS[18], KEYS[19], now)
 local due = redis.call('ZRANGE', Q.delayed, '-inf', now, 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[4]))
-local moved, claimable = 0, 0
+local moved, claimable = 0, ticked
 for i = 1, #due do
   local id = due[i]
   local jobKey = Q.jobPrefix .. id
@@ -37,6 +45,6 @@ local nextDue = redis.call('ZRANGE', Q.delayed, 0, 0, 'WITHSCORES')
 if nextDue[2] then
   local wait = tonumber(nextDue[2]) - now
   if wait < 0 then wait = 0 end
-  return {moved, wait}
+  return {moved, wait, refill}
 end
-return {moved, -1}
+return {moved, -1, refill}

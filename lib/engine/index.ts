@@ -20,6 +20,10 @@ export type { FlowProducerOptions } from './flow-producer.js';
 export { CHILD_FAILURE_POLICIES } from './flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './flow-types.js';
 export type { WaitOptions } from './wait-finished.js';
+export { cronTimes } from './scheduler-spec.js';
+export type { SchedulerRepeat, SchedulerJob, SchedulerJobOptions, NormalizedRepeat } from './scheduler-spec.js';
+export type { SchedulerInfo, UpsertResult } from './schedulers.js';
+export type { MissedPolicy } from '../store/scheduler-store.js';
 export {
   DuplicateJobIdError,
   UnknownQueueError,

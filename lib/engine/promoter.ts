@@ -1,5 +1,6 @@
 import { clockOf, type ClockTimer } from '../store/clock.js';
 import type { Store } from '../store/store.js';
+import { refillSchedulers } from './schedulers.js';
 
 export interface PromoterOptions {
   readonly store: Store;
@@ -59,9 +60,10 @@ export class Promoter {
     this.running = true;
     let next = MAX_SLEEP;
     try {
-      const { moved, nextDueIn } = await this.options.store.promote(this.options.queue, LIMIT);
+      const { moved, nextDueIn, refill } = await this.options.store.promote(this.options.queue, LIMIT);
       if (moved === LIMIT) next = 0;
       else if (nextDueIn !== null) next = nextDueIn;
+      if (refill) await refillSchedulers(this.options.store, this.options.queue, refill);
     } catch (err) {
       this.options.onError(err);
       next = 1000;

@@ -14,9 +14,12 @@ import {
   type JobOptions,
 } from './options.js';
 import { validateQueueName } from './names.js';
+import { groupArg, pauseNames } from './queue-args.js';
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
 import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
+import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
+import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
 
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
@@ -58,6 +61,7 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly maxPayloadBytes: number;
   private readonly validate?: PayloadValidator;
   private readonly ids = new IdGenerator();
+  private readonly schedulers: Schedulers<Data>;
   private closed = false;
 
   constructor(name: string, options: QueueOptions) {
@@ -78,6 +82,7 @@ export class Queue<Data = unknown, Result = unknown> {
       throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${String(options.maxPayloadBytes)}`);
     }
     this.validate = options.validate;
+    this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
   }
 
   /** Adds one job. With a jobId or dedup key that already names a job, returns that job instead. */
@@ -260,6 +265,25 @@ export class Queue<Data = unknown, Result = unknown> {
     return this.store.isPaused(this.name);
   }
 
+  /** Creates or replaces scheduler `id`: each tick of `repeat` adds one `job` (id `<id>:<tick ms>`); the same definition again changes nothing. */
+  upsertScheduler(id: string, repeat: SchedulerRepeat, job: SchedulerJob<Data>): Promise<UpsertResult> {
+    this.assertOpen('upsertScheduler');
+    return this.schedulers.upsert(id, repeat, job);
+  }
+
+  getScheduler(id: string): Promise<SchedulerInfo<Data> | null> {
+    return this.schedulers.get(id);
+  }
+
+  getSchedulers(): Promise<SchedulerInfo<Data>[]> {
+    return this.schedulers.list();
+  }
+
+  /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */
+  removeScheduler(id: string): Promise<boolean> {
+    return this.schedulers.remove(id);
+  }
+
   /** Inconsistencies between the queue's indexes and job hashes; empty when sound. */
   verify(): Promise<string[]> {
     return this.store.verify(this.name);
@@ -317,23 +341,6 @@ export class Queue<Data = unknown, Result = unknown> {
       this.store,
     );
   }
-}
-
-function pauseNames(options: { readonly names?: readonly string[] } | undefined, method: string): readonly string[] | undefined {
-  if (options === undefined) return undefined;
-  assertPlainObject(options, `${method}() options`);
-  assertKnownKeys(options, ['names'], `${method}() options`);
-  const { names } = options;
-  if (names === undefined) return undefined;
-  if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n.length === 0)) {
-    throw new InvalidArgumentError(`${method}() options.names`, 'must be a non-empty array of job names');
-  }
-  return names;
-}
-
-function groupArg(group: unknown): string {
-  if (typeof group !== 'string' || group.length === 0) throw new InvalidArgumentError('group', 'must be a non-empty group id');
-  return group;
 }
 
 /** @internal The snapshot of a job just written (FlowProducer uses it too). */

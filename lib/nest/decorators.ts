@@ -1,5 +1,6 @@
 import { Inject, SetMetadata } from '@nestjs/common';
 import type { WorkerEventName } from '../engine/events.js';
+import type { SchedulerJobOptions, SchedulerRepeat } from '../engine/scheduler-spec.js';
 import type { DtoClass } from './dto.js';
 import type { ProcessorWorkerOptions } from './module-options.js';
 import {
@@ -28,6 +29,15 @@ export interface OnJobOptions {
   readonly dto?: DtoClass;
   /** At most this many jobs of this name run at once in the processor's pool. */
   readonly concurrency?: number;
+  /** Adds jobs of this name on a schedule (queue.upsertScheduler at bootstrap), e.g. `{ cron: '0 8 * * *', tz: 'Europe/Paris' }`. */
+  readonly schedule?: OnJobSchedule;
+}
+
+/** A schedule of @OnJob: when (cron or every) plus the scheduler id (default: the job name) and the jobs' data and options. */
+export interface OnJobSchedule extends SchedulerRepeat {
+  readonly id?: string;
+  readonly data?: unknown;
+  readonly opts?: SchedulerJobOptions;
 }
 
 export interface OnJobMetadata extends OnJobOptions {

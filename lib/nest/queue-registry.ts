@@ -1,6 +1,7 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import { InvalidArgumentError } from '../engine/errors.js';
 import type { JobOptions } from '../engine/options.js';
+import type { SchedulerJob, SchedulerRepeat } from '../engine/scheduler-spec.js';
 import { Queue } from '../engine/queue.js';
 import type { QueueLimits } from '../store/store.js';
 import type { SpoolConnections } from './connections.js';
@@ -21,6 +22,25 @@ export interface QueueRegistration {
   readonly limits?: QueueLimits;
   /** Largest encoded payload in bytes. Default 1 MiB. */
   readonly maxPayloadBytes?: number;
+  /** Schedulers upserted at bootstrap (queue.upsertScheduler), with those of @OnJob({ schedule }). */
+  readonly schedulers?: readonly QueueScheduler[];
+  /** Remove, at bootstrap, the queue's schedulers that no registration or @OnJob declares. Default false. */
+  readonly pruneSchedulers?: boolean;
+}
+
+/** A scheduler declared with registerQueue(): the arguments of queue.upsertScheduler(id, repeat, job). */
+export interface QueueScheduler {
+  readonly id: string;
+  readonly repeat: SchedulerRepeat;
+  readonly job: SchedulerJob;
+}
+
+/** Schedulers a registration declared, for SpoolSchedulers. */
+export interface DeclaredSchedulers {
+  readonly queue: Queue;
+  readonly connection: string;
+  readonly schedulers: readonly (QueueScheduler & { readonly at: string })[];
+  readonly prune: boolean;
 }
 
 interface Entry {
@@ -37,6 +57,7 @@ interface Entry {
  */
 export class QueueRegistry implements OnApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
+  private readonly declared: DeclaredSchedulers[] = [];
 
   constructor(private readonly connections: SpoolConnections) {}
 
@@ -72,6 +93,12 @@ export class QueueRegistry implements OnApplicationShutdown {
       this.entries.set(key, entry);
     }
     for (const [jobName, dto] of Object.entries(registration.jobs ?? {})) this.addDto(registration.name, connection, jobName, dto, at);
+    if (registration.schedulers !== undefined || registration.pruneSchedulers) {
+      const list = Array.isArray(registration.schedulers) ? registration.schedulers : [];
+      if (registration.schedulers !== undefined && !Array.isArray(registration.schedulers)) throw new SpoolBootstrapError(`${at}.schedulers`, 'must be an array of { id, repeat, job }');
+      const schedulers = list.map((s, i) => ({ ...s, at: `${at}.schedulers[${i}]` }));
+      this.declared.push({ queue: entry.queue, connection, schedulers, prune: registration.pruneSchedulers === true });
+    }
     if (registration.limits !== undefined) {
       try {
         await entry.queue.configure(registration.limits);
@@ -80,6 +107,16 @@ export class QueueRegistry implements OnApplicationShutdown {
       }
     }
     return entry.queue;
+  }
+
+  /** Schedulers declared by registerQueue() calls, one entry per registration that declared some. */
+  declaredSchedulers(): readonly DeclaredSchedulers[] {
+    return this.declared;
+  }
+
+  /** The Queue registered as `name` on `connection`, if any. */
+  queue(name: string, connection: string): Queue | undefined {
+    return this.entries.get(keyOf(name, connection))?.queue;
   }
 
   has(name: string, connection: string): boolean {

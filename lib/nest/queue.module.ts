@@ -7,6 +7,7 @@ import { ModuleFlowProducer } from './module-flow-producer.js';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE } from './module-definition.js';
 import { nestLogger } from './nest-logger.js';
 import { SpoolWorkers } from './processor-explorer.js';
+import { SpoolSchedulers } from './scheduler-bootstrap.js';
 import { QueueRegistry, type QueueRegistration } from './queue-registry.js';
 import { DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueToken } from './tokens.js';
 
@@ -42,6 +43,11 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
       useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(d, s, r, c, m, l),
       inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, ModuleRef, SPOOL_LOGGER],
     },
+    {
+      provide: SpoolSchedulers,
+      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry) => new SpoolSchedulers(d, s, r),
+      inject: [DiscoveryService, MetadataScanner, QueueRegistry],
+    },
     ...connections,
   ];
   return {
@@ -58,7 +64,7 @@ function registration(item: unknown, at: string): QueueRegistration {
   if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') {
     throw new SpoolBootstrapError(at, 'must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }');
   }
-  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes'];
+  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers'];
   for (const key of Object.keys(item)) {
     if (!known.includes(key)) throw new SpoolBootstrapError(`${at}.${key}`, 'is not an option', `known options: ${known.join(', ')}`);
   }

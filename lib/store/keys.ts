@@ -49,6 +49,11 @@ export interface QueueKeys {
    * the decision of one flow add (release or discard), kept in the root's queue.
    */
   readonly flowIntents: string;
+  /** Schedulers of this queue (zset, score = pending tick ms, +inf when none; lua/includes/schedulers). */
+  readonly schedulers: string;
+  /** Prefix of scheduler hashes: `schedulerPrefix + id`. */
+  readonly schedulerPrefix: string;
+  scheduler(id: string): string;
   flowDecision(token: string): string;
   job(id: string): string;
   logs(id: string): string;
@@ -105,6 +110,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
   const logPrefix = `${base}:log:`;
   const groupPrefix = `${base}:g:`;
   const parkedPrefix = `${base}:parked:`;
+  const schedulerPrefix = `${base}:sched:`;
   return {
     queue,
     wait: `${base}:wait`,
@@ -134,6 +140,9 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     waitingChildren: `${base}:waiting-children`,
     outbox: `${base}:outbox`,
     flowIntents: `${base}:flow-intents`,
+    schedulers: `${base}:schedulers`,
+    schedulerPrefix,
+    scheduler: (id) => schedulerPrefix + id,
     flowDecision: (token) => `${base}:flow-decision:${token}`,
     deps: (id) => `${base}:deps:${id}`,
     results: (id) => `${base}:results:${id}`,

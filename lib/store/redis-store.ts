@@ -60,6 +60,7 @@ import type {
   Store,
 } from './store.js';
 import { verifyQueue } from './verify.js';
+import { RedisSchedulers } from './redis-schedulers.js';
 
 /** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
 export type RedisConnection = { readonly url: string } | { readonly client: RedisClientLike };
@@ -110,6 +111,11 @@ function checkStoreArguments(connection: unknown, options: unknown): void {
 export class RedisStore implements Store, AsyncDisposable {
   readonly prefix: string;
   readonly notify: NotifyAdapter;
+  readonly schedulers: RedisSchedulers = new RedisSchedulers({
+    run: (name, queue, args, id) => this.run(name, queue, args, id),
+    client: (what) => this.call(what),
+    keysOf: (queue) => this.keysOf(queue),
+  });
   private readonly logger: SpoolLogger;
   private readonly ownsClient: boolean;
   private client: RedisClientLike | undefined;

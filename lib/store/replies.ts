@@ -160,7 +160,8 @@ export function decodeRelease(reply: RawReply): ReleaseOutcome {
 export function decodePromote(reply: RawReply): PromoteOutcome {
   const r = list('promote', reply);
   const next = int('promote', r[1]);
-  return { moved: int('promote', r[0]), nextDueIn: next < 0 ? null : next };
+  const refill = Array.isArray(r[2]) ? r[2].map(str) : [];
+  return { moved: int('promote', r[0]), nextDueIn: next < 0 ? null : next, ...(refill.length > 0 && { refill }) };
 }
 
 export function decodeReap(reply: RawReply): ReapOutcome[] {

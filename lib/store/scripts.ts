@@ -1,10 +1,23 @@
 import { QUEUE_KEYS, type QueueKeys } from './keys.js';
 
 /** Keys a script can declare besides the queue bundle. */
-export type KeyName = 'active' | 'hint' | 'idle' | 'job' | 'logs' | 'waitingChildren' | 'outbox' | 'deps' | 'results' | 'failures';
+export type KeyName =
+  | 'active'
+  | 'hint'
+  | 'idle'
+  | 'job'
+  | 'logs'
+  | 'waitingChildren'
+  | 'outbox'
+  | 'deps'
+  | 'results'
+  | 'failures'
+  | 'schedulers'
+  | 'schedulerPrefix'
+  | 'scheduler';
 
-/** Keys named after one job: the caller passes its id. */
-const JOB_KEYS = ['job', 'logs', 'deps', 'results', 'failures'] as const;
+/** Keys named after one job (or, for `scheduler`, one scheduler): the caller passes its id. */
+const JOB_KEYS = ['job', 'logs', 'deps', 'results', 'failures', 'scheduler'] as const;
 
 /**
  * One descriptor per script: its file, whether it takes the queue bundle
@@ -27,7 +40,7 @@ export const SCRIPTS = {
   throttle: { file: 'throttle', queue: true, keys: ['job'] },
   release: { file: 'release', queue: true, keys: ['job'] },
   cancel: { file: 'cancel', queue: true, keys: ['job'] },
-  promote: { file: 'promote', queue: true, keys: [] },
+  promote: { file: 'promote', queue: true, keys: ['schedulers', 'schedulerPrefix'] },
   reap: { file: 'reap', queue: true, keys: [] },
   pause: { file: 'pause', queue: true, keys: [] },
   resume: { file: 'resume', queue: true, keys: [] },
@@ -50,6 +63,10 @@ export const SCRIPTS = {
   redrive: { file: 'redrive', queue: true, keys: ['job', 'deps', 'waitingChildren'] },
   remove: { file: 'remove', queue: true, keys: ['job', 'deps'] },
   watch: { file: 'watch', queue: false, keys: ['job'] },
+  // Schedulers (lib/engine/schedulers.ts); promote advances them.
+  schedulerUpsert: { file: 'scheduler-upsert', queue: true, keys: ['schedulers', 'scheduler'] },
+  schedulerRefill: { file: 'scheduler-refill', queue: true, keys: ['schedulers', 'scheduler'] },
+  schedulerRemove: { file: 'scheduler-remove', queue: true, keys: ['schedulers', 'scheduler'] },
 } as const satisfies Record<string, ScriptDescriptor>;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,3 +1,4 @@
+import type { SchedulerStore } from './scheduler-store.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import type { Clock } from './clock.js';
 
@@ -210,6 +211,8 @@ export interface PromoteOutcome {
   readonly moved: number;
   /** ms until the next delayed job is due (Redis clock), null when none. */
   readonly nextDueIn: number | null;
+  /** Schedulers whose list of upcoming cron times runs low: the engine computes more (engine/schedulers). */
+  readonly refill?: readonly string[];
 }
 
 export interface ReapOutcome {
@@ -236,6 +239,8 @@ export interface Store {
   readonly prefix: string;
   /** The time the store's transitions use, when it is not the system's (MemoryStore); the engine's timers follow it. */
   readonly clock?: Clock;
+  /** Cron and every-N schedulers; a store without them refuses Queue.upsertScheduler(). */
+  readonly schedulers?: SchedulerStore;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 

@@ -2,6 +2,7 @@ import { indexKey, type QueueKeys } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
 import { decodeHash, type RawReply } from './replies.js';
 import { JOB_STATES } from './store.js';
+import { verifySchedulers } from './verify-schedulers.js';
 
 /**
  * Consistency check of one queue (DESIGN invariant 1): every job id is in
@@ -94,6 +95,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   for (const gid of activeByGroup.keys()) problems.push(`group ${gid} has active jobs but is not in the groups set`);
   const ring = (await client.sendCommand(['LRANGE', keys.ring, '0', '-1'])) as string[];
   if (new Set(ring).size !== ring.length) problems.push(`the group ring holds a group twice: ${ring.join(', ')}`);
+  problems.push(...(await verifySchedulers(client, keys, (pattern) => scan(client, pattern))));
   return problems;
 }
 
