@@ -1,4 +1,5 @@
 import { resolvePage, type JobsPage } from './page.js';
+import { clockOf } from '../store/clock.js';
 import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError, PayloadTooLargeError, QueueFullError } from './errors.js';
 import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
@@ -349,7 +350,7 @@ export class Queue<Data = unknown, Result = unknown> {
     if (typeof job.name !== 'string' || job.name.length === 0 || job.name.length > 256) {
       throw new InvalidArgumentError(`${at}name`, `must be a job name of 1 to 256 characters, got ${describe(job.name)}`);
     }
-    const opts = normalizeJobOptions(job.opts, this.defaults, `${at}opts`);
+    const opts = normalizeJobOptions(job.opts, this.defaults, `${at}opts`, clockOf(this.store).now());
     if (this.validate) await this.validate(job.name, job.data);
     const data = encodeJson(job.data, `${at}data`);
     const bytes = Buffer.byteLength(data);
