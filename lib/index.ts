@@ -1,6 +1,8 @@
 // spool: everything a Nest application writes code with, by name: the
 // engine (lib/engine/index.ts, also the engine-only entry spool/engine) and
-// the Nest module. The Store contract types are on spool/store.
+// the Nest module and the dashboard mounted in it. The Store contract types
+// are on spool/store.
 
 export * from './engine/index.js';
 export * from './nest/index.js';
+export * from './dashboard/index.js';

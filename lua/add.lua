@@ -18,6 +18,7 @@
               t   dedup ttl ms (-1 = no dedup, 0 = until the job finishes)
               rc  removeOnComplete spec, rf removeOnFail spec ("count,ageMs", '-1,-1')
               g   group id (none)
+              tc  trace context (JSON carrier, stored as field tc; none)
             Packing the rare options keeps a plain add at 5 arguments per job.
 
   Returns one entry per job:
@@ -183,6 +184,9 @@ for i = 1, n do
       end
       if x.g then
         fields[f + 1], fields[f + 2], f = 'group', x.g, f + 2
+      end
+      if x.tc then
+        fields[f + 1], fields[f + 2], f = 'tc', x.tc, f + 2
       end
       if dedupTtl > 0 then
         redis.call('SET', dedupKey, id, 'PX', dedupTtl)

@@ -29,12 +29,14 @@
   Returns {code, parent state}: 1 applied, 0 the parent is gone (dropped).
   Publishes: sched when the parent becomes waiting.
   Events: redriven (a parent its child's redrive revived), failed (next dead) for a parent.
+  Metrics: a dead letter when a failed child fails its parent (includes/metrics).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/place"
 --- @include "includes/wake"
 --- @include "includes/finish"
+--- @include "includes/metrics"
 
 local Q = spool_queue()
 local jobKey, deps, results, failures, wc = KEYS[18], KEYS[19], KEYS[20], KEYS[21], KEYS[22]
@@ -120,6 +122,7 @@ else
       local what = m.st == 'cancelled' and 'was cancelled' or ('died (' .. m.why .. '): ' .. m.e)
       spool_dead_letter(Q, jobKey, pid, now, 'child-failed',
         'child ' .. m.id .. ' of queue ' .. m.q .. ' ' .. what, '', 'ChildFailedError')
+      spool_metric_dead(Q, now)
     end
   end
 end

@@ -12,7 +12,8 @@
   ARGV[7] worker id (as in claim)
   ARGV[8] count: how many next jobs to claim (0 = none)
   ARGV[9] lease duration ms
-  ARGV[10..] name, room pairs for the next claim (see claim)
+  ARGV[10] handler duration ms, counted in the minute's metrics ('' = not measured)
+  ARGV[11..] name, room pairs for the next claim (see claim)
 
   Returns {code, state, waitMs, next job hashes...}:
     1 completed   3 cancelled (a cancel request won; the result is kept)
@@ -24,6 +25,7 @@
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/claim-batch"
+--- @include "includes/metrics"
 
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
@@ -44,9 +46,10 @@ if fields[3] then
   spool_cancelled(Q, jobKey, id, now)
 else
   spool_completed(Q, jobKey, id, token, ARGV[6], now, fields[5], fields[6], fields[7], fields[8], fields[9])
+  spool_metric_completed(Q, now, ARGV[10])
 end
 
 local reply = {code, state, 0}
-local _, waitMs = spool_claim(Q, tonumber(ARGV[8]), ARGV[7], tonumber(ARGV[9]), now, spool_name_room(10), false, reply)
+local _, waitMs = spool_claim(Q, tonumber(ARGV[8]), ARGV[7], tonumber(ARGV[9]), now, spool_name_room(11), false, reply)
 reply[3] = waitMs
 return reply

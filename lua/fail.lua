@@ -23,6 +23,7 @@
    -1 lease lost: nothing was written
   Publishes: sched (wake / earliest delayed) when retried.
   Events: failed (next retry or dead), delayed (a retry with backoff), cancelled.
+  Metrics: a failed attempt, and a retry or a dead letter (includes/metrics).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
@@ -30,6 +31,7 @@
 --- @include "includes/wake"
 --- @include "includes/finish"
 --- @include "includes/events"
+--- @include "includes/metrics"
 
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
@@ -56,6 +58,7 @@ local reason = ARGV[7]
 if delay >= 0 and deadline > 0 and now + delay > deadline then
   delay, reason = -1, 'deadline'
 end
+spool_metric_failed(Q, now, delay)
 if delay < 0 then
   spool_dead_letter(Q, jobKey, id, now, reason, ARGV[8], ARGV[9], ARGV[10])
   return {1, 'failed', 0}

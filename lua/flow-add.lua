@@ -13,7 +13,7 @@
   ARGV[1..3] channels and queue name (includes/queue)
   ARGV[4] flow token (marks the nodes for flow-commit)
   ARGV[5] nodes: JSON array of {id, name, data, opts, delay, priority, lifo,
-          maxAttempts, deadline, rc, rf, group, pq, pid, pol, deps: ["queue\nid", ...]}
+          maxAttempts, deadline, rc, rf, group, tc, pq, pid, pol, deps: ["queue\nid", ...]}
           (numbers as strings; pq/pid/pol empty for the root)
   ARGV[6] intent: JSON {at, dq, ids} kept in flow-intents under the token until
           flow-commit, so a sweep can finish the add of a producer that died
@@ -50,6 +50,9 @@ for i = 1, #nodes do
   end
   if n.group ~= '' then
     redis.call('HSET', jobKey, 'group', n.group)
+  end
+  if n.tc ~= '' then
+    redis.call('HSET', jobKey, 'tc', n.tc)
   end
   if n.pq ~= '' then
     redis.call('HSET', jobKey, 'pq', n.pq, 'pid', n.pid, 'pol', n.pol)

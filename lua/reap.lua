@@ -15,6 +15,7 @@
   Returns a flat list: id, new state ('waiting', 'failed' or 'cancelled'), ...
   Publishes: owls 'lost\n<queue>\n<id>\n<token>' per job; sched when re-delivered.
   Events: stalled (next retry or dead), then failed (next dead) or cancelled.
+  Metrics: a stall per job, and a dead letter past maxStalled (includes/metrics).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
@@ -22,6 +23,7 @@
 --- @include "includes/finish"
 --- @include "includes/wake"
 --- @include "includes/events"
+--- @include "includes/metrics"
 
 local Q = spool_queue()
 local now = spool_now()
@@ -60,6 +62,7 @@ for i = 1, #expired do
         state = 'waiting'
       end
     end
+    spool_metric_reaped(Q, now, state)
     out[#out + 1] = id
     out[#out + 1] = state
   end

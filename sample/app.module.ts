@@ -1,8 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { QueueModule } from '../lib/index.js';
+import { Registry } from 'prom-client';
+import { QueueDashboardModule, QueueModule } from '../lib/index.js';
+import { DashboardGuard } from './dashboard-guard.js';
+import { SpoolPrometheusModule } from '../lib/observability/prometheus.js';
 import { PickDto, SendEmailDto } from './dto.js';
 import { HealthController } from './health.controller.js';
 import { JobsController } from './jobs.controller.js';
+import { MetricsController } from './metrics.controller.js';
 import { OrdersController } from './orders.controller.js';
 import { EmailProcessor } from './processors/email.processor.js';
 import { OrderProcessor, WarehouseProcessor } from './processors/order.processor.js';
@@ -36,8 +40,12 @@ export class AppModule {
           { name: 'reports', limits: { groupConcurrency: 2, maxWaitingPerGroup: 20 } },
         ),
         QueueModule.registerFlowProducer(),
+        // GET /metrics; a registry of its own, so two apps in one process (the tests) do not share metrics.
+        SpoolPrometheusModule.forRoot({ registry: new Registry() }),
+        // Operator pages at /queues, behind basic auth (sample/dashboard-guard.ts).
+        QueueDashboardModule.forRoot({ path: '/queues', guard: DashboardGuard }),
       ],
-      controllers: [JobsController, OrdersController, ReportsController, HealthController],
+      controllers: [JobsController, OrdersController, ReportsController, HealthController, MetricsController],
       providers: [EmailProcessor, OrderProcessor, WarehouseProcessor, ReportProcessor],
     };
   }

@@ -1,4 +1,5 @@
 import { createSampleApp } from './create-app.js';
+import { DASHBOARD_USER } from './dashboard-guard.js';
 import { freePort, redisForDemo } from './local-redis.js';
 
 /**
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   process.stdout.write(`Spool sample on ${url} (Redis ${redis.url}); try:\n`);
   process.stdout.write(`  curl -s -XPOST ${url}/emails -H 'content-type: application/json' -d '{"to":"ada@example.com","subject":"hi"}'\n`);
   process.stdout.write(`  curl -s ${url}/jobs/emails/<id>\n`);
+  process.stdout.write(`Dashboard: ${url}/queues (user ${DASHBOARD_USER}, password from SPOOL_DASHBOARD_PASSWORD, default "spool")\n`);
   // SIGINT/SIGTERM: close the app (workers drain within shutdownTimeout), then stop our own Redis.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

@@ -15,7 +15,7 @@
 // the names of its require target. To add an entry point, add lib/<dir>/index.ts
 // and a block in "exports" (and "typesVersions") shaped like "./engine".
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,8 @@ export function build() {
   });
   // The package is "type": "module" (its tests and tools are ESM); this marker makes dist/cjs CommonJS.
   writeFileSync(join(root, 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
+  // The commands of package.json "bin" (the spool CLI) run straight from a checkout too.
+  for (const bin of Object.values(pkg.bin ?? {})) chmodSync(join(root, bin), 0o755);
   const require = createRequire(join(root, 'package.json'));
   for (const [subpath, entry] of entryPoints()) {
     const cjsFile = join(root, entry.cjs);

@@ -1,4 +1,4 @@
-import type { JobRecord, JobState, PageIndex, Store } from '../store/store.js';
+import { JOB_STATES, type JobRecord, type JobState, type PageIndex, type Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { Job } from './job.js';
 import { assertKnownKeys, assertPlainObject, describe, nonNegativeNumber, positiveInteger } from './options.js';
@@ -288,6 +288,19 @@ export class DeadLetters<Data, Result> {
       if (page.done || !page.last) return;
       after = page.last;
     }
+  }
+
+  /** How many jobs of `state` a filter matches (the state's count without one), by ids-only pages of bounded scans. */
+  async count(state: JobState, filter: ExportFilter = {}): Promise<number> {
+    if (!JOB_STATES.includes(state)) throw new InvalidArgumentError('countJobs() state', `must be one of ${JOB_STATES.join(', ')}, got ${describe(state)}`);
+    const f = checkFilter(filter, 'countJobs() filter');
+    if (state !== 'failed' && (f.reason !== undefined || f.errorContains !== undefined)) {
+      throw new InvalidArgumentError('countJobs() filter', `reason and errorContains apply to failed jobs, not ${state}`);
+    }
+    if (Object.keys(f).length === 0) return (await this.store.getCounts(this.queue))[state];
+    let n = 0;
+    for await (const batch of this.matching(state === 'failed' ? failedIndex(f) : { state }, 'asc', f)) n += batch.length;
+    return n;
   }
 
   /** Cancels the given jobs, or the waiting (ungrouped) or delayed jobs a filter names; returns how many were cancelled or asked to stop. */

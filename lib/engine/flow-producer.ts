@@ -6,6 +6,7 @@ import { Job } from './job.js';
 import { validateQueueName } from './names.js';
 import { assertKnownKeys, assertPlainObject, checkOptions, describe } from '../common/validation.js';
 import { Queue, recordOf } from './queue.js';
+import { inProducerSpan } from './tracing.js';
 
 export interface FlowProducerOptions {
   readonly store: Store;
@@ -95,6 +96,11 @@ export class FlowProducer {
   /** Adds one tree. Resolves with every job's snapshot, shaped like the tree. */
   async add(flow: FlowJob): Promise<JobNode> {
     if (this.closed) throw new ClosedError('add() on a closed FlowProducer');
+    // With OpenTelemetry: one producer span; every node of the tree stores its context (lib/engine/tracing.ts).
+    return inProducerSpan(typeof flow?.queueName === 'string' ? flow.queueName : 'flow', 1, () => this.addTree(flow));
+  }
+
+  private async addTree(flow: FlowJob): Promise<JobNode> {
     const ids = new Set<string>();
     const root = await this.prepare(flow, 'flow', undefined, ids);
     const nodes: NewFlowNode[] = [];

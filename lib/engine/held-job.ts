@@ -18,6 +18,10 @@ export class HeldJob<Data, Result> {
   lost = false;
   /** The write of the outcome, once finishing. */
   writing: Promise<void> | undefined;
+  /** How long the handler ran, ms (complete passes it to the queue's duration metrics). */
+  ranMs: number | undefined;
+  /** The producer's trace context stored on the job (lib/engine/tracing.ts). */
+  readonly traceContext: string | undefined;
   /** Size of the stored payload (UTF-8 bytes), checked against the worker's maxPayloadBytes. */
   readonly payloadBytes: number;
 
@@ -25,6 +29,7 @@ export class HeldJob<Data, Result> {
     this.store = store;
     this.lease = { id: record.id, token: record.token ?? '', ...(record.parent && { child: true }) };
     this.payloadBytes = Buffer.byteLength(record.data ?? '', 'utf8');
+    this.traceContext = record.traceContext;
     this.job = new ActiveJob<Data, Result>(queueName, record, this.controller.signal, writer(this.lease), store);
   }
 

@@ -19,6 +19,8 @@ export { MAX_PRIORITY, DEFAULT_RETENTION } from './options.js';
 export { backoffDelay, decideRetry } from './backoff.js';
 export { FlowProducer } from './flow-producer.js';
 export type { FlowProducerOptions } from './flow-producer.js';
+export { DURATION_BUCKET_BOUNDS_MS } from './metrics.js';
+export type { QueueMetrics, MinuteMetrics, DurationStats } from './metrics.js';
 export { CHILD_FAILURE_POLICIES } from './flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './flow-types.js';
 export type { WaitOptions } from './wait-finished.js';
@@ -27,6 +29,7 @@ export type { SchedulerRepeat, SchedulerJob, SchedulerJobOptions, NormalizedRepe
 export type { SchedulerInfo, UpsertResult } from './schedulers.js';
 export type { MissedPolicy } from '../store/scheduler-store.js';
 export { toNdjson } from './dead-letters.js';
+export { listQueues } from './list-queues.js';
 export type {
   DeadLetterReason,
   FailedFilter,

@@ -30,6 +30,8 @@ import { cancelChildren } from './flow-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
 import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
 import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
+import { readMetrics, type QueueMetrics } from './metrics.js';
+import { captureTraceContext, inProducerSpan } from './tracing.js';
 
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
@@ -111,6 +113,11 @@ export class Queue<Data = unknown, Result = unknown> {
   async addBulk(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     this.assertOpen('addBulk');
     if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'must be an array of { name, data, opts }');
+    // With OpenTelemetry: a producer span whose context every job stores (lib/engine/tracing.ts).
+    return inProducerSpan(this.name, jobs.length, () => this.write(jobs));
+  }
+
+  private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
     const batches: NewJob[][] = [];
     for (let i = 0; i < prepared.length; i += BATCH) batches.push(prepared.slice(i, i + BATCH).map((p) => p.job));
@@ -211,6 +218,11 @@ export class Queue<Data = unknown, Result = unknown> {
     return this.many.exportJobs(state, filter);
   }
 
+  /** How many jobs of a state a filter (name; for failed also reason, error text, time) matches; getCounts()[state] without one. */
+  countJobs(state: JobState, filter?: ExportFilter): Promise<number> {
+    return this.many.count(state, filter);
+  }
+
   /** Runs delayed jobs now: these ids, or every delayed job (of a name). Resolves how many moved. */
   promote(target: BulkTarget<PromoteFilter>): Promise<number> {
     return this.many.promote(target);
@@ -248,6 +260,11 @@ export class Queue<Data = unknown, Result = unknown> {
 
   getCounts(): Promise<JobCounts> {
     return this.store.getCounts(this.name);
+  }
+
+  /** Counts, oldest waiting age, delayed lag and the last hour's counters and handler durations per minute (lib/engine/metrics.ts). */
+  getMetrics(): Promise<QueueMetrics> {
+    return readMetrics(this.store, this.name);
   }
 
   /**
@@ -370,6 +387,7 @@ export class Queue<Data = unknown, Result = unknown> {
         removeOnComplete: opts.removeOnComplete,
         removeOnFail: opts.removeOnFail,
         group: opts.group,
+        traceContext: captureTraceContext(),
       },
     };
   }

@@ -17,6 +17,7 @@ import { Promoter } from './promoter.js';
 import { Reaper } from './reaper.js';
 import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
+import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
 import { isNetworkError } from '../store/outage-log.js';
@@ -231,7 +232,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (held.finishing) return;
     let outcome: Outcome<Result>;
     try {
-      outcome = { ok: true, value: await this.handler(held.job) };
+      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler) };
     } catch (thrown) {
       outcome = { ok: false, error: toError(thrown) };
     }
@@ -265,7 +266,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     this.endRun(held);
     // Complete and claim this slot's next job in one call, unless the queue looked empty.
     const fetch = this.claimer.nextFetch(this.state === 'running', this.caps.room(job.name));
-    const reply = await this.persist(() => this.o.store.complete(this.queueName, lease, result, fetch));
+    const reply = await this.persist(() => this.o.store.complete(this.queueName, lease, result, fetch, held.ranMs));
     this.freeSlot(held, false);
     if (reply.status === 'completed' || (reply.status === 'already' && reply.state === 'completed')) {
       this.safeEmit('completed', job, value);

@@ -36,6 +36,8 @@ export type {
   StoredEvent,
   StreamInfo,
   EventReader,
+  MetricsRecord,
+  MinuteRecord,
 } from './store.js';
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from './store.js';

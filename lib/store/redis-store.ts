@@ -25,7 +25,9 @@ import { OutageLog } from './outage-log.js';
 import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type RedisStoreOptions } from './store-options.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
-import type { EventReader, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
+import { scanQueueNames } from './scan-queues.js';
+import type { EventReader, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
+import { decodeMetrics } from './metrics-reply.js';
 
 export type { RedisConnection } from './command-connection.js';
 export type { ConnectOptions, RedisStoreConfig, RedisStoreOptions } from './store-options.js';
@@ -154,8 +156,8 @@ export class RedisStore implements Store, AsyncDisposable {
     return decodeClaim(await this.run('claim', queue, claimArgs(fetch)));
   }
 
-  async complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome> {
-    const outcome = decodeComplete(await this.run('complete', queue, completeArgs(lease, result, fetch), lease.id));
+  async complete(queue: string, lease: Lease, result: string, fetch: Fetch, durationMs?: number): Promise<CompleteOutcome> {
+    const outcome = decodeComplete(await this.run('complete', queue, completeArgs(lease, result, fetch, durationMs), lease.id));
     if (lease.child && (outcome.status === 'completed' || outcome.status === 'cancelled')) await this.flows.tellParent(queue, lease.id);
     return outcome;
   }
@@ -261,6 +263,11 @@ export class RedisStore implements Store, AsyncDisposable {
 
   async getCounts(queue: string): Promise<JobCounts> {
     return decodeCounts(await this.run('counts', queue, []));
+  }
+
+  async getMetrics(queue: string): Promise<MetricsRecord> {
+    const [counts, raw] = await Promise.all([this.getCounts(queue), this.run('metrics', queue, [])]);
+    return decodeMetrics(counts, raw);
   }
 
   async pausedNames(queue: string): Promise<string[]> {
@@ -374,5 +381,9 @@ export class RedisStore implements Store, AsyncDisposable {
 
   openEvents(queue: string): EventReader {
     return new RedisEventReader(this.call('openEvents').duplicate(), this.keysOf(queue).events);
+  }
+
+  listQueues(): Promise<string[]> {
+    return scanQueueNames(this.call('listQueues'), this.prefix);
   }
 }

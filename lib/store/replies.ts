@@ -103,6 +103,7 @@ export function decodeJob(id: string, h: Record<string, string>): JobRecord {
     group: h.group,
     cancelRequested: h.cancel === '1',
     ...(h.pq !== undefined && h.pid !== undefined && { parent: { queue: h.pq, id: h.pid } }),
+    ...(h.tc !== undefined && { traceContext: h.tc }),
   };
 }
 

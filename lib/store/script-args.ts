@@ -22,8 +22,8 @@ export function claimArgs(fetch: Fetch): (string | number)[] {
   return roomArgs(fetch, [...fetchArgs(fetch), fetch.woken ? 1 : 0]);
 }
 
-export function completeArgs(lease: Lease, result: string, fetch: Fetch): (string | number)[] {
-  return roomArgs(fetch, [lease.id, lease.token, result, ...fetchArgs(fetch)]);
+export function completeArgs(lease: Lease, result: string, fetch: Fetch, durationMs?: number): (string | number)[] {
+  return roomArgs(fetch, [lease.id, lease.token, result, ...fetchArgs(fetch), durationMs ?? '']);
 }
 
 /** add: the job count, then five arguments per job. */
@@ -82,6 +82,7 @@ export function packAddOptions(job: NewJob): string {
   if (job.removeOnComplete !== KEEP_ALL) put('rc', job.removeOnComplete);
   if (job.removeOnFail !== KEEP_ALL) put('rf', job.removeOnFail);
   if (job.group !== undefined && job.group !== '') put('g', job.group);
+  if (job.traceContext !== undefined) put('tc', job.traceContext);
   return differs ? JSON.stringify(x) : '';
 }
 
@@ -101,6 +102,7 @@ export function encodeNode(node: NewFlowNode): Record<string, unknown> {
     rc: job.removeOnComplete,
     rf: job.removeOnFail,
     group: job.group ?? '',
+    tc: job.traceContext ?? '',
     pq: parent?.queue ?? '',
     pid: parent?.id ?? '',
     pol: parent?.policy ?? '',

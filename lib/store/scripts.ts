@@ -39,7 +39,7 @@ export interface ScriptDescriptor {
 export const SCRIPTS = {
   add: { file: 'add', queue: true, keys: [], rest: 'two per job', argv: ['number of jobs'], argvRest: '5 per job' },
   claim: { file: 'claim', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'woken'], argvRest: 'name, room pairs' },
-  complete: { file: 'complete', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'result', 'worker id', 'count', 'lease duration ms'], argvRest: 'name, room pairs' },
+  complete: { file: 'complete', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'result', 'worker id', 'count', 'lease duration ms', 'handler duration ms'], argvRest: 'name, room pairs' },
   fail: { file: 'fail', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry delay ms', 'reason', 'error message', 'error stack', 'error code'] },
   throttle: { file: 'throttle', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry after'] },
   release: { file: 'release', queue: true, keys: ['job'], argv: ['job id', 'lease token'] },
@@ -55,6 +55,7 @@ export const SCRIPTS = {
   groupLimits: { file: 'group-limits', queue: true, keys: [], argv: ['group id', 'concurrency cap', 'rate limit'] },
   configure: { file: 'configure', queue: true, keys: [], argv: [], argvRest: 'pairs: field, value' },
   counts: { file: 'counts', queue: true, keys: [], argv: [] },
+  metrics: { file: 'metrics', queue: true, keys: [], argv: [] },
   extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease', argv: ['lease duration ms'], argvRest: 'pairs: job id, lease token' },
   progress: { file: 'progress', queue: false, keys: ['job'], argv: ['lease token', 'progress'] },
   log: { file: 'log', queue: false, keys: ['job', 'logs'], argv: ['lease token', 'line', 'keep'] },

@@ -43,6 +43,8 @@ export interface JobRecord {
   readonly cancelRequested: boolean;
   /** The flow parent this job reports to. */
   readonly parent?: ChildRef;
+  /** The producer's trace context (JSON of a W3C trace-context carrier), when OpenTelemetry was on at add. */
+  readonly traceContext?: string;
 }
 
 /** A job of a flow named across queues. */
@@ -119,6 +121,8 @@ export interface NewJob {
   readonly removeOnFail: string;
   /** Group (tenant) id; jobs of a group are served round-robin with other groups. */
   readonly group?: string;
+  /** The producer's trace context (JSON carrier, lib/engine/tracing.ts); stored as job field tc. */
+  readonly traceContext?: string;
 }
 
 export type AddOutcome =
@@ -235,6 +239,35 @@ export type CancelOutcome =
   | { readonly status: 'finished'; readonly state: JobState; readonly children: ChildRef[] }
   | { readonly status: 'unknown'; readonly children: ChildRef[] };
 
+/** One minute of a queue's counters, as the scripts wrote them (lua/includes/metrics). */
+export interface MinuteRecord {
+  /** Start of the minute, ms since the epoch. */
+  readonly at: number;
+  readonly completed: number;
+  /** Failed attempts (retried or dead-lettered). */
+  readonly failed: number;
+  readonly deadLettered: number;
+  readonly retried: number;
+  readonly stalled: number;
+  /** Sum of the handler durations of the completed jobs, ms. */
+  readonly durationSum: number;
+  /** Completed jobs per duration bucket: index k counts handlers that ran at most 2^k ms (the last one: longer). */
+  readonly durations: readonly number[];
+}
+
+/** What getMetrics reads from the store in one call. */
+export interface MetricsRecord {
+  readonly counts: JobCounts;
+  /** The store's clock when it read (ms). */
+  readonly now: number;
+  /** When the longest-waiting job became ready (runAt), null when nothing waits. */
+  readonly oldestWaitingSince: number | null;
+  /** Run-at of the earliest delayed job, null when none is delayed. */
+  readonly earliestDelayedAt: number | null;
+  /** The last 60 minutes, oldest first, the current (partial) minute last. */
+  readonly minutes: readonly MinuteRecord[];
+}
+
 /** Jobs per state (flow parents in 'waiting-children'); `paused` are waiting jobs that may not start (paused queue or name), not counted in `waiting`. */
 export type JobCounts = Record<JobState, number> & { readonly paused: number };
 
@@ -343,7 +376,8 @@ export interface Store {
 
   add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome>;
   claim(queue: string, fetch: Fetch): Promise<ClaimOutcome>;
-  complete(queue: string, lease: Lease, result: string, fetch: Fetch): Promise<CompleteOutcome>;
+  /** `durationMs`: how long the handler ran, counted in the queue's per-minute duration buckets (getMetrics). */
+  complete(queue: string, lease: Lease, result: string, fetch: Fetch, durationMs?: number): Promise<CompleteOutcome>;
   fail(queue: string, lease: Lease, failure: Failure): Promise<FailOutcome>;
   /** Back to delayed for `retryAfter` ms without spending the attempt; the queue starts nothing until then. */
   throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome>;
@@ -374,8 +408,12 @@ export interface Store {
   /** Records a side effect as done, with its outcome (JSON), for ttl ms. */
   setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void>;
   getCounts(queue: string): Promise<JobCounts>;
+  /** Counts, ages and the per-minute counters of the last hour, read in a bounded number of commands. */
+  getMetrics(queue: string): Promise<MetricsRecord>;
   /** Ids in one state index, oldest first (by index score). */
   listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]>;
+  /** Names of the queues under this store's prefix, sorted, found by scanning the keyspace: for operators' tools, never a hot path. */
+  listQueues(): Promise<string[]>;
   /** Walks every index and job hash of a queue; returns the inconsistencies found (empty when sound). */
   verify(queue: string): Promise<string[]>;
 

@@ -22,6 +22,7 @@
 ]]
 --- @include "includes/place"
 --- @include "includes/finish"
+--- @include "includes/metrics"
 --- @include "includes/limits"
 
 --[[
@@ -295,6 +296,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
       deadline = tonumber(deadline) or 0
       if deadline > 0 and now > deadline then
         spool_dead_letter(Q, jobKey, id, now, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError')
+        spool_metric_dead(Q, now)
       else
         if room and room[name] then
           room[name] = room[name] - 1

@@ -1,4 +1,4 @@
-import { OnJob, OnWorkerEvent, Processor, type ActiveJob } from '../../lib/index.js';
+import { OnJob, OnWorkerEvent, Processor, UnrecoverableError, type ActiveJob } from '../../lib/index.js';
 import { Logger } from '@nestjs/common';
 import { SendEmailDto } from '../dto.js';
 
@@ -23,6 +23,18 @@ export class EmailProcessor {
     if (job.attempt < 3) throw new Error(`smtp timeout on attempt ${job.attempt}`);
     return `sent to ${job.data.to} on attempt ${job.attempt}`;
   }
+
+  /** Fails (for good) the first time this process sees the job: redriving it from the dashboard then completes it. */
+  @OnJob('fragile')
+  fragile(job: ActiveJob<{ to: string }>): string {
+    if (!this.seen.has(job.id)) {
+      this.seen.add(job.id);
+      throw new UnrecoverableError(`mailbox of ${job.data.to} is full`);
+    }
+    return `sent to ${job.data.to} after a redrive`;
+  }
+
+  private readonly seen = new Set<string>();
 
   /** A long export that stops as soon as it is cancelled (job.signal aborts). */
   @OnJob('export', { concurrency: 1 })

@@ -5,6 +5,7 @@ import { getQueueToken, type Queue } from '../../lib/index.js';
 import { createSampleApp } from '../../sample/create-app.js';
 import type { JobView } from '../../sample/job-view.js';
 import { redisUrl, uniquePrefix } from '../helpers/store.js';
+import { parsePromText, sampleValue } from '../helpers/prom-text.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 describe('sample app over HTTP (e2e)', () => {
@@ -107,6 +108,21 @@ describe('sample app over HTTP (e2e)', () => {
     for (const id of ids) expect((await finished('reports', id)).state).toBe('completed');
     const health = await http.get('/health').expect(200);
     expect(health.body).toMatchObject({ ok: true, connections: { default: { ok: true } } });
+  });
+
+  it('serves Prometheus metrics of every queue at GET /metrics', async () => {
+    const sent = await http.post('/emails').send({ to: 'grace@example.com', subject: 'Metrics' }).expect(201);
+    await finished('emails', sent.body.id);
+    const res = await http.get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const families = parsePromText(res.text);
+    const emails = await app.get<Queue>(getQueueToken('emails'), { strict: false }).getCounts();
+    expect(sampleValue(families, 'spool_jobs', 'spool_jobs', { queue: 'emails', state: 'completed' })).toBe(emails.completed);
+    for (const queue of ['emails', 'orders', 'warehouse', 'reports']) {
+      expect(sampleValue(families, 'spool_jobs', 'spool_jobs', { queue, state: 'waiting' })).toBeDefined();
+    }
+    expect(sampleValue(families, 'spool_jobs_completed_total', 'spool_jobs_completed_total', { queue: 'emails' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(families, 'spool_handler_duration_seconds', 'spool_handler_duration_seconds_count', { queue: 'emails' })).toBeGreaterThanOrEqual(1);
   });
 
   it('answers 404 for an unknown queue or job', async () => {

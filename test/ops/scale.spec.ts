@@ -22,7 +22,8 @@ describe('dead letters at scale (100,000 retained)', () => {
     store = await testStore(server.url);
     admin = createClient({ url: server.url });
     await admin.connect();
-    queue = new Queue<number>('big', { store });
+    // Every dead letter retained (the default keeps the newest 10,000).
+    queue = new Queue<number>('big', { store, defaultJobOptions: { removeOnFail: false } });
     // Dead letters through the real path: jobs whose deadline passes before a claim are dead-lettered by it.
     const deadline = Date.now() + 2000;
     for (let i = 0; i < TOTAL; i += 10_000) {

@@ -18,6 +18,9 @@ async function kill(store: RedisStore, queue: Queue, name: string, reason: strin
 /** The README "Operating Spool" examples, as written there, with the store from the harness. */
 describe('README operating examples', () => {
   const h = engineHarness();
+  // The dead-letters example writes its file into a temp dir: later suites in this jest worker need the repo as cwd.
+  const home = process.cwd();
+  afterEach(() => process.chdir(home));
 
   it('Dead letters: pages, text search, redrive, purge, NDJSON export, bulk cancel and promote', async () => {
     const store = h.store;

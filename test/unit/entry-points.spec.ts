@@ -32,7 +32,8 @@ function filesUnder(dir: string): string[] {
 
 describe('entry points of the built package', () => {
   it('the CommonJS build uses no import.meta and no file system (the Lua is compiled in)', () => {
-    const js = filesUnder(join(root, 'dist', 'cjs')).filter((f) => f.endsWith('.js'));
+    // dist/cjs/cli is the `spool` bin, which no entry point loads: it reads package.json and writes export files.
+    const js = filesUnder(join(root, 'dist', 'cjs')).filter((f) => f.endsWith('.js') && !f.includes(join('dist', 'cjs', 'cli', '')));
     expect(js.length).toBeGreaterThan(40);
     expect(js.filter((f) => /import\.meta|require\("(node:)?fs(\/promises)?"\)/.test(readFileSync(f, 'utf8')))).toEqual([]);
   });
@@ -72,6 +73,20 @@ describe('entry points of the built package', () => {
       if (entry !== 'spool/store') expect(count).toBeGreaterThan(30);
     },
   );
+
+  it('spool and spool/engine load neither prom-client nor @opentelemetry/api; spool/prometheus loads prom-client, the same objects by import and require', () => {
+    const loads = (entry: string): string[] => JSON.parse(runNode(['-e', `${REQUESTED} require('${entry}'); console.log(JSON.stringify([...seen]));`]).stdout) as string[];
+    for (const entry of ['spool', 'spool/engine']) expect(loads(entry).filter((n) => n === 'prom-client' || n.startsWith('@opentelemetry/'))).toEqual([]);
+    expect(loads('spool/prometheus')).toContain('prom-client');
+    const script = `
+      const required = require('spool/prometheus');
+      import('spool/prometheus').then((imported) => {
+        console.log(JSON.stringify([imported.SpoolPrometheus === required.SpoolPrometheus, imported.SpoolPrometheusModule === required.SpoolPrometheusModule, typeof required.SpoolPrometheus]));
+      });`;
+    const run = runNode(['-e', script]);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([true, true, 'function']);
+  });
 
   it('an error thrown by the CommonJS build is instanceof the class imported through ESM', () => {
     const script = `

@@ -1,0 +1,158 @@
+import { createInterface } from 'node:readline/promises';
+import { SingleBar } from 'cli-progress';
+import { listQueues } from '../engine/list-queues.js';
+import { Queue } from '../engine/queue.js';
+import type { SpoolLogger } from '../logger.js';
+import { RedisUnavailableError } from '../store/errors.js';
+import { RedisStore } from '../store/redis-store.js';
+import { CliError, UsageError } from './errors.js';
+import { formatCount } from './format.js';
+
+/** The options every command has (commander's optsWithGlobals()). */
+export interface GlobalOptions {
+  readonly url: string;
+  readonly prefix: string;
+  readonly json?: boolean;
+}
+
+export const DEFAULT_URL = 'redis://127.0.0.1:6379';
+
+/** The URL without its password, for messages. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** Store warnings (e.g. maxmemory-policy) go to stderr, one line each; nothing else is logged. */
+const stderrLogger: SpoolLogger = {
+  log: () => undefined,
+  warn: (message: string) => process.stderr.write(`spool: warning: ${message}\n`),
+  error: (message: string) => process.stderr.write(`spool: ${message}\n`),
+};
+
+/** What a command works with: a connected store and how to talk to the operator. */
+export class Context {
+  private constructor(
+    readonly store: RedisStore,
+    readonly options: GlobalOptions,
+  ) {}
+
+  static async open(options: GlobalOptions): Promise<Context> {
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new CliError(`--url "${options.url}" is not a URL: use redis://[user:password@]host:port[/db] (or set REDIS_URL)`);
+    }
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+      throw new CliError(`--url "${safeUrl(options.url)}" is not a Redis URL: it must start with redis:// or rediss://`);
+    }
+    const store = new RedisStore({ url: options.url }, { prefix: options.prefix, logger: stderrLogger });
+    try {
+      await store.connect();
+    } catch (err) {
+      await store.disconnect().catch(() => undefined);
+      if (err instanceof RedisUnavailableError) {
+        const cause = (err.cause as { message?: string } | undefined)?.message;
+        throw new CliError(`cannot reach Redis at ${safeUrl(options.url)}${cause ? ` (${cause})` : ''}: check that it runs, and --url or REDIS_URL`);
+      }
+      throw err;
+    }
+    return new Context(store, options);
+  }
+
+  get json(): boolean {
+    return this.options.json === true;
+  }
+
+  close(): Promise<void> {
+    return this.store.disconnect();
+  }
+
+  /**
+   * The queue, checked to exist: a queue with no job and no settings is
+   * reported with the queues that do exist (a typo is the usual cause).
+   */
+  async queue(name: string): Promise<Queue> {
+    const queue = new Queue(name, { store: this.store });
+    const counts = await queue.getCounts();
+    const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+    if (total > 0 || (await queue.isPaused())) return queue;
+    const known = await listQueues(this.store);
+    if (known.includes(name)) return queue;
+    throw new CliError(
+      `no queue "${name}" under prefix "${this.options.prefix}": queues there: ${known.join(', ') || 'none'} (check the name, --prefix, and --url)`,
+    );
+  }
+
+  /** A line (or block) of human output; nothing in --json mode. */
+  say(text: string): void {
+    if (!this.json) process.stdout.write(`${text}\n`);
+  }
+
+  /** The result of a command: JSON in --json mode, else the human text. */
+  result(json: unknown, human: string): void {
+    process.stdout.write(this.json ? `${JSON.stringify(json)}\n` : `${human}\n`);
+  }
+
+  /**
+   * Asks before a change to jobs. On a terminal: a y/N question on stderr.
+   * Elsewhere (scripts, CI) only --yes goes ahead.
+   */
+  async confirm(what: string, yes: boolean | undefined): Promise<void> {
+    if (yes) return;
+    if (!process.stdin.isTTY || !process.stderr.isTTY) {
+      throw new UsageError(`refusing to ${what} without confirmation: stdin is not a terminal; add --yes to go ahead`);
+    }
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = await rl.question(`${what}? [y/N] `);
+      if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('cancelled: nothing was changed');
+    } finally {
+      rl.close();
+    }
+  }
+
+  /**
+   * A progress bar on stderr while `work` runs, for `total` jobs or more
+   * than `threshold`, when stdout is a terminal and output is for humans.
+   * `done()` says how far the work is; it is read every 200 ms.
+   */
+  async withProgress<T>(label: string, total: number, done: () => Promise<number>, work: () => Promise<T>, threshold = 1000): Promise<T> {
+    if (this.json || !process.stdout.isTTY || total < threshold) return work();
+    return progress(label, total, done, work);
+  }
+}
+
+/** A bar on stderr, updated from done() every 200 ms until work settles. */
+export async function progress<T>(label: string, total: number, done: () => Promise<number>, work: () => Promise<T>): Promise<T> {
+  const bar = new SingleBar({
+    format: `${label} [{bar}] {percentage}% {value}/{total} jobs, {eta_formatted} left`,
+    stream: process.stderr,
+    hideCursor: true,
+    clearOnComplete: true,
+    formatValue: (v, _o, type) => (type === 'value' || type === 'total' ? formatCount(v) : String(v)),
+  });
+  bar.start(total, 0);
+  let polling = true;
+  const poll = (async () => {
+    while (polling) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (polling) bar.update(Math.min(total, Math.max(0, await done().catch(() => 0))));
+    }
+  })();
+  try {
+    const result = await work();
+    bar.update(total);
+    return result;
+  } finally {
+    polling = false;
+    await poll;
+    bar.stop();
+  }
+}

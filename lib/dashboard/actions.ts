@@ -1,0 +1,110 @@
+import { BadRequestException, Logger } from '@nestjs/common';
+import { InvalidArgumentError } from '../engine/errors.js';
+import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from '../engine/flow-errors.js';
+import type { Queue } from '../engine/queue.js';
+import type { FinishedState } from '../engine/dead-letters.js';
+import { jobs } from './views/format.js';
+
+export const ACTIONS = ['redrive', 'cancel', 'promote', 'remove', 'purge', 'pause', 'resume'] as const;
+export type DashboardAction = (typeof ACTIONS)[number];
+
+/** A parsed action request (JSON body posted by the page script). */
+export interface ActionRequest {
+  readonly action: DashboardAction;
+  readonly ids?: readonly string[];
+  readonly filter?: { readonly name?: string; readonly errorContains?: string };
+  readonly state?: string;
+  readonly names?: readonly string[];
+}
+
+const MAX_IDS = 1000;
+
+function bad(message: string): BadRequestException {
+  return new BadRequestException(message);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw bad('filter must be JSON of { name?, errorContains? }');
+  }
+}
+
+/** Checks the body's shape; the engine checks the values (and answers with typed errors). */
+export function parseAction(body: unknown): ActionRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the body must be a JSON object { action, ids?, filter?, state?, names? }');
+  const b = body as Record<string, unknown>;
+  if (!ACTIONS.includes(b.action as DashboardAction)) throw bad(`action must be one of ${ACTIONS.join(', ')}`);
+  const strings = (v: unknown, field: string): string[] | undefined => {
+    if (v === undefined) return undefined;
+    const list = typeof v === 'string' ? [v] : v;
+    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_IDS || list.some((x) => typeof x !== 'string' || x.length === 0)) {
+      throw bad(`${field} must be 1 to ${MAX_IDS} non-empty strings`);
+    }
+    return list as string[];
+  };
+  const ids = strings(b.ids, 'ids');
+  const names = strings(b.names, 'names');
+  let filter: ActionRequest['filter'];
+  if (b.filter !== undefined) {
+    const f = typeof b.filter === 'string' ? parseJson(b.filter) : b.filter;
+    if (typeof f !== 'object' || f === null || Object.keys(f).some((k) => k !== 'name' && k !== 'errorContains')) throw bad('filter must be { name?, errorContains? }');
+    filter = f as ActionRequest['filter'];
+  }
+  if (b.state !== undefined && typeof b.state !== 'string') throw bad('state must be a string');
+  const action = b.action as DashboardAction;
+  if (['redrive', 'cancel', 'promote', 'remove'].includes(action) && !ids && !filter) throw bad(`${action} needs ids or a filter`);
+  if (action === 'remove' && !ids) throw bad('remove needs ids');
+  return { action, ...(ids && { ids }), ...(names && { names }), ...(filter && { filter }), ...(typeof b.state === 'string' && { state: b.state }) };
+}
+
+/** Runs one action through the engine; resolves the sentence shown to the operator (and logged). */
+export async function runAction(queue: Queue, a: ActionRequest): Promise<string> {
+  const q = queue.name;
+  try {
+    switch (a.action) {
+      case 'redrive':
+        return `Redrove ${jobs(a.ids ? await queue.redrive(a.ids) : await queue.redrive({ filter: a.filter ?? {} }))} of ${q}`;
+      case 'promote':
+        return `Promoted ${jobs(await queue.promote(a.ids ?? { filter: { ...(a.filter?.name && { name: a.filter.name }) } }))} of ${q}`;
+      case 'cancel': {
+        const state = a.state === 'waiting' || a.state === 'delayed' ? a.state : undefined;
+        if (!a.ids && !state) throw bad('cancel by filter needs state waiting or delayed');
+        const n = a.ids ? await queue.cancel(a.ids) : await queue.cancel({ filter: { state: state!, ...(a.filter?.name && { name: a.filter.name }) } });
+        return `Cancelled ${jobs(n)} of ${q} (active ones stop at their next check)`;
+      }
+      case 'remove': {
+        let n = 0;
+        for (const id of a.ids!) if (await queue.remove(id)) n++;
+        return `Removed ${jobs(n)} of ${q}`;
+      }
+      case 'purge':
+        return `Purged ${jobs(await queue.purge(a.state as FinishedState, { ...(a.filter?.name && { name: a.filter.name }) }))} of ${q}`;
+      case 'pause':
+        await queue.pause(a.names ? { names: a.names } : undefined);
+        return a.names ? `Paused ${a.names.join(', ')} in ${q}` : `Paused ${q}`;
+      case 'resume':
+        await queue.resume(a.names ? { names: a.names } : undefined);
+        return a.names ? `Resumed ${a.names.join(', ')} in ${q}` : `Resumed ${q}`;
+    }
+  } catch (err) {
+    // Bad input and refused transitions (not finished, children pending...) come back as typed engine errors.
+    const refused = [InvalidArgumentError, JobNotFinishedError, JobNotFailedError, JobNotFoundError, ChildrenPendingError];
+    if (refused.some((type) => err instanceof type)) throw bad((err as Error).message);
+    throw err;
+  }
+}
+
+/** Who did it, when the guard put a user on the request. */
+export function actorOf(user: unknown): string | undefined {
+  if (user === undefined || user === null) return undefined;
+  if (typeof user === 'string') return user;
+  if (typeof user === 'object') {
+    const u = user as Record<string, unknown>;
+    for (const key of ['username', 'name', 'email', 'id', 'sub']) if (typeof u[key] === 'string' || typeof u[key] === 'number') return String(u[key]);
+  }
+  return 'an authenticated user';
+}
+
+export const auditLog = new Logger('SpoolDashboard');

@@ -1,0 +1,120 @@
+// The dashboard's only assets, served by the module itself (nothing is
+// fetched from the internet): the stylesheet and the small script that
+// confirms and posts actions and refreshes the page.
+
+export const APP_CSS = `
+:root{--fg:#1d2330;--muted:#6b7280;--line:#e3e6eb;--bg:#f6f7f9;--ok:#1f8a4c;--bad:#c62828;--warn:#b26a00;--link:#1d4ed8}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}
+.top{display:flex;align-items:center;gap:16px;padding:10px 20px;background:#1d2330;color:#fff}
+.top a{color:#fff}.brand{font-weight:700;letter-spacing:.5px}
+.crumbs{flex:1}.crumbs span{color:#9aa3b2;margin:0 4px}
+.live{font-size:12px;color:#b9f6ca}.live::before{content:"● "}
+main{padding:16px 20px;max-width:1400px}
+h1{font-size:20px;margin:4px 0 12px;display:flex;align-items:center;gap:8px}h2{font-size:15px;margin:18px 0 6px}
+table.grid{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line)}
+.grid th,.grid td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}
+.grid th{font-size:12px;text-transform:uppercase;letter-spacing:.3px;color:var(--muted);background:#fafbfc}
+.num{text-align:right!important;font-variant-numeric:tabular-nums}
+td.zero a{color:#b8bec8}td.bad a,.bad{color:var(--bad)}td.warn{color:var(--warn)}
+.qname{font-weight:600;font-size:15px}
+.badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;background:#eef0f3;color:var(--fg);font-weight:500}
+.badge.ok{background:#e3f4ea;color:var(--ok)}.badge.bad{background:#fde8e8;color:var(--bad)}.badge.warn{background:#fff1d6;color:var(--warn)}.badge.muted{background:#eef0f3;color:var(--muted)}
+.st-completed{background:#e3f4ea!important;color:var(--ok)!important}.st-failed{background:#fde8e8!important;color:var(--bad)!important}
+.st-active{background:#e0ecff!important;color:#1d4ed8!important}.st-delayed,.st-waiting-children{background:#fff1d6!important;color:var(--warn)!important}
+.chart{display:flex;align-items:center;gap:8px}.chart svg{background:#fafbfc;border:1px solid var(--line)}
+.chart rect.ok{fill:#34a66a}.chart rect.bad{fill:#e05252}.chart .axis{stroke:#cfd4db}
+.legend{font-size:12px;color:var(--muted);white-space:nowrap}.legend b.ok{color:var(--ok)}
+.tabs{display:flex;gap:2px;border-bottom:1px solid var(--line);margin:8px 0 12px;flex-wrap:wrap}
+.tabs a{padding:7px 12px;border:1px solid transparent;border-bottom:0;border-radius:6px 6px 0 0;color:var(--fg)}
+.tabs a.on{background:#fff;border-color:var(--line);font-weight:600;margin-bottom:-1px}
+.tabs .n{display:inline-block;min-width:20px;padding:0 6px;border-radius:9px;background:#eef0f3;font-size:12px;text-align:center}
+.tabs a.bad .n{background:#fde8e8;color:var(--bad)}
+.search{display:flex;gap:12px;align-items:end;flex-wrap:wrap;margin-bottom:10px}.search label{display:flex;flex-direction:column;font-size:12px;color:var(--muted)}
+input{font:inherit;padding:4px 6px;border:1px solid #cfd4db;border-radius:4px}
+button{font:inherit;padding:5px 12px;border:1px solid #b8c0cc;border-radius:5px;background:#fff;cursor:pointer}
+button:hover{background:#f0f3f7}button:disabled{opacity:.45;cursor:default}
+button.act{border-color:#1d4ed8;color:#1d4ed8}button.warn{border-color:var(--warn);color:var(--warn)}button.danger{border-color:var(--bad);color:var(--bad)}
+button.small{padding:0 6px;font-size:12px}
+.bulk,.qactions,.jactions{display:flex;gap:8px;flex-wrap:wrap;align-items:center;margin:8px 0}
+.qhead,.jhead{display:flex;justify-content:space-between;align-items:center;flex-wrap:wrap;gap:10px}
+.err{color:var(--bad)}.muted{color:var(--muted)}.detail{max-width:560px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.pager{display:flex;gap:16px;justify-content:center;margin:12px 0}
+.empty{padding:24px;background:#fff;border:1px dashed var(--line);text-align:center;color:var(--muted)}
+.notice,.flash{padding:8px 12px;border-radius:6px;background:#e0ecff;border:1px solid #b7ccf7;margin:10px 20px}
+.flash.error{background:#fde8e8;border-color:#f2b8b8;color:var(--bad)}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;background:#fff;border:1px solid var(--line);padding:10px 14px;margin:0}
+dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
+pre{background:#fff;border:1px solid var(--line);padding:10px;overflow:auto;max-height:420px;margin:0;font:12px/1.5 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-word}
+section.error .errmsg{font-weight:600;color:var(--bad);margin:4px 0}pre.stack{color:#7a1f1f;background:#fff8f8}
+ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px;border-left:1px solid var(--line)}ul.tree{border:0;padding:8px 12px;background:#fff;border:1px solid var(--line)}
+ul.tree li{padding:2px 0}ul.tree li.current>strong{background:#fff1d6;padding:0 4px;border-radius:3px}
+`;
+
+export const APP_JS = `(() => {
+  const meta = (n) => (document.querySelector('meta[name="' + n + '"]') || {}).content || '';
+  const csrf = meta('spool-csrf');
+  const every = Number(meta('spool-refresh')) || 0;
+  const flash = (text, error) => {
+    const el = document.getElementById('flash');
+    if (!el) return;
+    el.textContent = text; el.hidden = !text; el.className = 'flash' + (error ? ' error' : '');
+  };
+  const saved = sessionStorage.getItem('spool-flash');
+  if (saved) { sessionStorage.removeItem('spool-flash'); flash(saved, false); }
+  const picked = () => [...document.querySelectorAll('input.pick:checked')].map((c) => c.value);
+  const sync = () => {
+    const n = picked().length;
+    for (const b of document.querySelectorAll('button.needs-selection')) b.disabled = n === 0;
+  };
+  document.addEventListener('change', (e) => {
+    if (e.target.classList.contains('pick-all')) for (const c of document.querySelectorAll('input.pick')) c.checked = e.target.checked;
+    sync();
+  });
+  document.addEventListener('click', async (e) => {
+    const button = e.target.closest('button[data-action]');
+    if (!button) return;
+    const body = JSON.parse(button.dataset.action);
+    let text = button.dataset.confirm;
+    if (body.ids === 'selected') {
+      body.ids = picked();
+      if (!body.ids.length) return;
+      text = text.replace('{n}', body.ids.length.toLocaleString('en-US'));
+    }
+    if (body.names === '{name}') {
+      const name = (document.getElementById('pause-name') || {}).value || '';
+      if (!name.trim()) { flash('Type the job name to pause first.', true); return; }
+      body.names = name.trim();
+      text = text.replace('{name}', body.names);
+    }
+    if (!confirm(text)) return;
+    const back = body.back; delete body.back;
+    const main = document.getElementById('content');
+    button.disabled = true;
+    try {
+      const res = await fetch(main.dataset.endpoint, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', 'x-spool-csrf': csrf }, body: JSON.stringify(body) });
+      const reply = await res.json().catch(() => ({}));
+      if (!res.ok) { flash((reply.message || res.statusText) + ' (HTTP ' + res.status + ')', true); button.disabled = false; return; }
+      sessionStorage.setItem('spool-flash', reply.message || 'Done');
+      if (back && main.dataset.back) location.href = main.dataset.back; else location.reload();
+    } catch (err) { flash(String(err), true); button.disabled = false; }
+  });
+  sync();
+  if (every > 0) {
+    const live = document.getElementById('live');
+    if (live) live.hidden = false;
+    setInterval(async () => {
+      const active = document.activeElement;
+      if (document.hidden || picked().length || (active && active.tagName === 'INPUT')) return;
+      try {
+        const res = await fetch(location.href, { credentials: 'same-origin', headers: { 'x-spool-poll': '1' } });
+        if (!res.ok) return;
+        const next = new DOMParser().parseFromString(await res.text(), 'text/html').getElementById('content');
+        if (next) { document.getElementById('content').innerHTML = next.innerHTML; sync(); }
+        if (live) live.title = 'updated ' + new Date().toLocaleTimeString();
+      } catch { /* next tick */ }
+    }, every * 1000);
+  }
+})();
+`;

@@ -1,0 +1,128 @@
+import type { Job } from '../../engine/job.js';
+import type { JobCounts, JobState } from '../../store/store.js';
+import { html, query, type SafeHtml } from './escape.js';
+import { ago, count, jobs as njobs } from './format.js';
+import { actionButton, jobHref, queueHref } from './layout.js';
+import { STATE_COLUMNS } from './overview.js';
+
+export interface QueueFilter {
+  readonly name?: string;
+  readonly error?: string;
+}
+
+export interface QueuePageModel {
+  readonly base: string;
+  readonly connection: string;
+  readonly queue: string;
+  readonly counts: JobCounts;
+  readonly paused: boolean;
+  readonly pausedNames: readonly string[];
+  readonly state: JobState;
+  readonly filter: QueueFilter;
+  readonly jobs: readonly Job[];
+  /** Jobs the current state and filter match (what "all matching" actions touch). */
+  readonly matching: number;
+  readonly prev?: string;
+  readonly next?: string;
+  readonly from: number;
+  readonly readOnly: boolean;
+  readonly now: number;
+  readonly notice?: string;
+}
+
+function tabs(m: QueuePageModel): SafeHtml {
+  return html`<nav class="tabs">${STATE_COLUMNS.map(
+    (s) => html`<a class="${s === m.state ? 'on' : ''} ${s === 'failed' && m.counts.failed ? 'bad' : ''}" href="${queueHref(m.base, m.connection, m.queue, query({ state: s }))}">${s} <span class="n">${count(m.counts[s])}</span></a>`,
+  )}</nav>`;
+}
+
+function search(m: QueuePageModel): SafeHtml {
+  return html`<form class="search" method="get" action="${queueHref(m.base, m.connection, m.queue)}">
+<input type="hidden" name="state" value="${m.state}">
+<label>Job id <input name="id" placeholder="go to id" size="14"></label>
+<label>Name <input name="name" value="${m.filter.name ?? ''}" placeholder="any" size="12"></label>
+${m.state === 'failed' ? html`<label>Error text <input name="error" value="${m.filter.error ?? ''}" placeholder="e.g. ECONNREFUSED" size="18"></label>` : ''}
+<button type="submit">Search</button>${m.filter.name || m.filter.error ? html` <a href="${queueHref(m.base, m.connection, m.queue, query({ state: m.state }))}">clear</a>` : ''}
+</form>`;
+}
+
+function queueActions(m: QueuePageModel): SafeHtml {
+  if (m.readOnly) return html``;
+  const q = m.queue;
+  return html`<div class="qactions">
+${m.paused ? actionButton('Resume queue', `Resume queue ${q}? Workers start taking its ${count(m.counts.waiting + m.counts.paused)} waiting jobs.`, { action: 'resume' }) : actionButton('Pause queue', `Pause queue ${q}? Workers stop taking its jobs; running jobs finish.`, { action: 'pause' }, 'warn')}
+<span class="pause-name"><input id="pause-name" placeholder="job name" size="12"> ${actionButton('Pause name', `Pause jobs named "{name}" in ${q}?`, { action: 'pause', names: '{name}' }, 'warn')}</span>
+${m.pausedNames.map((n) => html`<span class="badge warn">${n} paused ${actionButton('resume', `Resume jobs named "${n}" in ${q}?`, { action: 'resume', names: n }, 'small')}</span>`)}
+</div>`;
+}
+
+/** Buttons for the selected rows and for every job the filter matches, by state. */
+function bulk(m: QueuePageModel): SafeHtml {
+  if (m.readOnly || m.matching === 0) return html``;
+  const q = m.queue;
+  const f = { ...(m.filter.name && { name: m.filter.name }), ...(m.filter.error && { errorContains: m.filter.error }) };
+  const filter = JSON.stringify(f);
+  const all = `${njobs(m.matching)}${m.filter.name || m.filter.error ? ' matching the filter' : ''}`;
+  const sel = (label: string, verb: string, action: string, style = ''): SafeHtml =>
+    actionButton(label, `${verb} {n} selected job(s) of ${q}?`, { action, ids: 'selected' }, `needs-selection ${style}`);
+  const every = (label: string, verb: string, action: string, extra: Record<string, string>, style = ''): SafeHtml =>
+    actionButton(`${label} all ${count(m.matching)}`, `${verb} ${all} of ${q}?`, { action, filter, ...extra }, style);
+  const parts: SafeHtml[] = [];
+  switch (m.state) {
+    case 'failed':
+      parts.push(sel('Redrive selected', 'Redrive', 'redrive'), every('Redrive', 'Redrive', 'redrive', {}));
+      if (!m.filter.error) parts.push(sel('Remove selected', 'Remove', 'remove', 'danger'), every('Purge', 'Delete', 'purge', { state: 'failed' }, 'danger'));
+      break;
+    case 'delayed':
+      parts.push(sel('Promote selected', 'Run now', 'promote'), every('Promote', 'Run now', 'promote', {}), sel('Cancel selected', 'Cancel', 'cancel', 'danger'), every('Cancel', 'Cancel', 'cancel', { state: 'delayed' }, 'danger'));
+      break;
+    case 'waiting':
+      parts.push(sel('Cancel selected', 'Cancel', 'cancel', 'danger'), every('Cancel', 'Cancel', 'cancel', { state: 'waiting' }, 'danger'));
+      break;
+    case 'active':
+    case 'waiting-children':
+      parts.push(sel('Cancel selected', 'Cancel', 'cancel', 'danger'));
+      break;
+    case 'completed':
+    case 'cancelled':
+      parts.push(sel('Remove selected', 'Remove', 'remove', 'danger'), every('Purge', 'Delete', 'purge', { state: m.state }, 'danger'));
+      break;
+  }
+  return html`<div class="bulk">${parts}</div>`;
+}
+
+function when(m: QueuePageModel, j: Job): string {
+  if (m.state === 'delayed') return `runs ${ago(j.runAt, m.now)}`;
+  if (j.finishedAt !== undefined) return `finished ${ago(j.finishedAt, m.now)}`;
+  if (j.startedAt !== undefined && m.state === 'active') return `started ${ago(j.startedAt, m.now)}`;
+  return `added ${ago(j.createdAt, m.now)}`;
+}
+
+function row(m: QueuePageModel, j: Job): SafeHtml {
+  const detail = j.error ? html`<span class="err">${j.error.reason ? html`<span class="badge bad">${j.error.reason}</span> ` : ''}${j.error.message}</span>` : j.progress !== undefined ? html`<span class="muted">progress ${JSON.stringify(j.progress)}</span>` : '';
+  return html`<tr data-id="${j.id}">
+${m.readOnly ? '' : html`<td><input type="checkbox" class="pick" value="${j.id}" aria-label="select ${j.id}"></td>`}
+<td><a class="jid" href="${jobHref(m.base, m.connection, m.queue, j.id)}">${j.id}</a></td>
+<td>${j.name}</td>
+<td class="num">${j.attempt}/${j.maxAttempts}</td>
+<td class="muted">${when(m, j)}</td>
+<td class="detail">${detail}</td>
+</tr>`;
+}
+
+/** One queue: state tabs, search, paged jobs with bulk actions. */
+export function queueView(m: QueuePageModel): SafeHtml {
+  const to = m.from + m.jobs.length - 1;
+  return html`<div class="qhead"><h1>${m.queue} ${m.paused ? html`<span class="badge warn">paused</span>` : html`<span class="badge ok">running</span>`}</h1>${queueActions(m)}</div>
+${tabs(m)}
+${search(m)}
+${m.notice ? html`<p class="notice">${m.notice}</p>` : ''}
+${bulk(m)}
+${m.jobs.length === 0
+  ? html`<p class="empty">No ${m.state} jobs${m.filter.name || m.filter.error ? ' match the filter' : ''}.</p>`
+  : html`<table class="grid jobs">
+<thead><tr>${m.readOnly ? '' : html`<th><input type="checkbox" class="pick-all" aria-label="select all on this page"></th>`}<th>Id</th><th>Name</th><th class="num">Attempt</th><th>When</th><th>${m.state === 'failed' ? 'Error' : 'Progress'}</th></tr></thead>
+<tbody>${m.jobs.map((j) => row(m, j))}</tbody>
+</table>`}
+<nav class="pager">${m.prev ? html`<a href="${m.prev}">← previous</a>` : ''}<span class="muted">${m.jobs.length ? `${count(m.from)}–${count(to)} of ${count(m.matching)}` : ''}</span>${m.next ? html`<a href="${m.next}">next →</a>` : ''}</nav>`;
+}

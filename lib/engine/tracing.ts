@@ -1,0 +1,119 @@
+import type * as OtelApi from '@opentelemetry/api';
+
+/**
+ * OpenTelemetry, when the app has `@opentelemetry/api` installed (an optional
+ * peer): add() runs in a producer span and stores its context on the job (W3C
+ * trace context, as the registered propagator writes it), and the worker runs
+ * the handler in a consumer span that continues it. Without the package every
+ * hook is a plain call: nothing is loaded, nothing stored.
+ *
+ * The API is imported once, lazily, by the first add or handler run (a
+ * dynamic import works from ESM and CommonJS builds alike); after that every
+ * hook reads the cached module synchronously. Its globals (tracer provider,
+ * propagator, context manager) live on globalThis, so the copy we load sees
+ * what the app's SDK registered.
+ */
+type Api = typeof OtelApi;
+
+let loaded: Api | null | undefined;
+let loading: Promise<void> | undefined;
+
+function load(): Promise<void> {
+  loading ??= import('@opentelemetry/api').then(
+    (api) => {
+      loaded = api;
+    },
+    () => {
+      loaded = null;
+    },
+  );
+  return loading;
+}
+
+/** The API once loaded; null when absent or not loaded yet. */
+function otel(): Api | null {
+  return loaded ?? null;
+}
+
+const TRACER = 'spool';
+const SYSTEM = 'spool';
+
+/** The job fields a consumer span describes. */
+export interface TracedJob {
+  readonly id: string;
+  readonly name: string;
+  readonly attempt: number;
+  /** The producer's context as stored on the job (JSON of the propagation carrier). */
+  readonly traceContext?: string;
+}
+
+/** The active context as a carrier to store on a job (JSON), or undefined when there is none to carry. */
+export function captureTraceContext(): string | undefined {
+  const api = otel();
+  if (!api) return undefined;
+  const carrier: Record<string, string> = {};
+  api.propagation.inject(api.context.active(), carrier);
+  return carrier.traceparent ? JSON.stringify(carrier) : undefined;
+}
+
+/**
+ * Runs `send` (the add of `count` jobs) in a producer span, so the context the
+ * jobs store is the span's: the consumer spans become its children.
+ */
+export async function inProducerSpan<T>(queue: string, count: number, send: () => Promise<T>): Promise<T> {
+  if (loaded === undefined) await load();
+  const api = otel();
+  if (!api) return send();
+  const attributes: OtelApi.Attributes = {
+    'messaging.system': SYSTEM,
+    'messaging.destination.name': queue,
+    'messaging.operation.type': 'send',
+    'messaging.operation.name': 'add',
+  };
+  if (count !== 1) attributes['messaging.batch.message_count'] = count;
+  return api.trace.getTracer(TRACER).startActiveSpan(`send ${queue}`, { kind: api.SpanKind.PRODUCER, attributes }, (span) => settle(api, span, send));
+}
+
+/** Runs a job's handler in a consumer span continuing the context the job carries. */
+export function inConsumerSpan<T>(queue: string, job: TracedJob, run: () => Promise<T> | T): Promise<T> | T {
+  if (loaded === undefined) return load().then(() => inConsumerSpan(queue, job, run));
+  const api = otel();
+  if (!api) return run();
+  const parent = job.traceContext ? api.propagation.extract(api.ROOT_CONTEXT, parseCarrier(job.traceContext)) : api.context.active();
+  const attributes: OtelApi.Attributes = {
+    'messaging.system': SYSTEM,
+    'messaging.destination.name': queue,
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+    'messaging.message.id': job.id,
+    'spool.job.name': job.name,
+    'spool.job.attempt': job.attempt,
+  };
+  return api.trace.getTracer(TRACER).startActiveSpan(`process ${queue}`, { kind: api.SpanKind.CONSUMER, attributes }, parent, (span) => settle(api, span, run));
+}
+
+async function settle<T>(api: Api, span: OtelApi.Span, run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const error = err instanceof Error ? err : new Error(String(err));
+    span.recordException(error);
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error.message });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** A stored carrier; anything unreadable continues nothing (a new trace) rather than failing the job. */
+function parseCarrier(stored: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    const carrier: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string') carrier[key] = value;
+    return carrier;
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,40 @@
+import type { RedisClientLike } from './redis-client.js';
+
+/** Keys examined per SCAN call: each call stays short on a large keyspace. */
+const SCAN_COUNT = 1000;
+
+/** A literal for a SCAN MATCH glob: `*`, `?`, `[`, `]` and `\` escaped. */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+async function scan(client: RedisClientLike, match: string, type: string, found: (key: string) => void): Promise<void> {
+  let cursor = '0';
+  do {
+    const reply = (await client.sendCommand(['SCAN', cursor, 'MATCH', match, 'COUNT', String(SCAN_COUNT), 'TYPE', type])) as [string, string[]];
+    cursor = String(reply[0]);
+    for (const key of reply[1]) found(key);
+  } while (cursor !== '0');
+}
+
+/**
+ * The names of the queues under `prefix`. A queue exists while one of its
+ * sorted sets does (every job sits in one: a state index, a group's or a
+ * paused name's waiting set) or its meta hash does (settings, pause, counters):
+ * two SCANs, for sorted sets and for meta hashes of the `{prefix:…}` tag, so
+ * job hashes are never sent back. SCAN walks the whole keyspace in short
+ * steps: an operator's call (CLI, dashboard), never one for a hot path. On a
+ * cluster it sees the node the client talks to.
+ */
+export async function scanQueueNames(client: RedisClientLike, prefix: string): Promise<string[]> {
+  const head = `{${prefix}:`;
+  const names = new Set<string>();
+  const found = (key: string): void => {
+    // The tag ends at the first '}': a queue name holds no brace.
+    const end = key.indexOf('}', head.length);
+    if (key.startsWith(head) && end > head.length) names.add(key.slice(head.length, end));
+  };
+  await scan(client, `${globLiteral(head)}*}:*`, 'zset', found);
+  await scan(client, `${globLiteral(head)}*}:meta`, 'hash', found);
+  return [...names].sort();
+}

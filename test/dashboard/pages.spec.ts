@@ -1,0 +1,125 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { getQueueToken, QueueDashboardModule, SpoolBootstrapError, type Queue } from '../../lib/index.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { createHost, csrfOf, HeaderGuard } from './fixture.js';
+
+describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
+  it('refuses to mount actions without a guard, with the fix in the message', () => {
+    const refused = (): unknown => QueueDashboardModule.forRoot({ path: '/queues' });
+    expect(refused).toThrow(SpoolBootstrapError);
+    expect(refused).toThrow(/has no guard: pass guard: .* or readOnly: true/);
+    expect(() => QueueDashboardModule.forRoot({ path: '/queues', readOnly: 'yes' } as never)).toThrow(/readOnly must be a boolean/);
+    expect(() => QueueDashboardModule.forRoot({ guard: HeaderGuard, colour: 'red' } as never)).toThrow(/colour/);
+  });
+
+  it('readOnly mounts without a guard: pages, no action buttons, POST refused', async () => {
+    const app = await createHost({ path: 'ops/queues', readOnly: true });
+    try {
+      const http = request(app.getHttpServer());
+      const page = await http.get('/ops/queues').expect(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+      expect(page.text).toContain('>mail</a>');
+      expect(page.text).toContain('>billing</a>');
+      const q = await http.get('/ops/queues/default/mail?state=waiting').expect(200);
+      expect(q.text).not.toContain('data-action');
+      const { cookie } = csrfOf(page);
+      await http.post('/ops/queues/default/mail/actions').set('cookie', cookie).send({ action: 'pause' }).expect(403);
+      expect(await app.get<Queue>(getQueueToken('mail')).isPaused()).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  for (const platform of ['express', 'fastify'] as const) {
+    describe(`on ${platform}`, () => {
+      let app: INestApplication;
+      let http: ReturnType<typeof request>;
+      let mail: Queue;
+
+      beforeAll(async () => {
+        app = await createHost({ path: '/queues', guard: HeaderGuard, refreshSeconds: 0 }, platform);
+        http = request(app.getHttpServer());
+        mail = app.get<Queue>(getQueueToken('mail'));
+      });
+      afterAll(() => app.close());
+
+      it('serves its assets and guards every page', async () => {
+        await http.get('/queues').expect(403);
+        const css = await http.get('/queues/_assets/app.css').set('x-user', 'ada').expect(200);
+        expect(css.headers['content-type']).toMatch(/text\/css/);
+        await http.get('/queues/_assets/app.js').set('x-user', 'ada').expect(200).expect('content-type', /javascript/);
+        await http.get('/queues/default/nope').set('x-user', 'ada').expect(404);
+      });
+
+      it('renders job data escaped', async () => {
+        const job = await mail.add('send', { html: '<script>alert(1)</script>', quote: `"'` }, { delay: 60_000 });
+        const res = await http.get(`/queues/default/mail/jobs/${job.id}`).set('x-user', 'ada').expect(200);
+        expect(res.text).not.toContain('<script>alert(1)</script>');
+        expect(res.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+        expect(res.text.match(/<script/g)).toHaveLength(1); // the module's own app.js only
+      });
+
+      it('runs an action with the page token and refuses it without', async () => {
+        const delayed = await mail.add('send', { n: 1 }, { delay: 60_000 });
+        const page = await http.get('/queues/default/mail?state=delayed').set('x-user', 'ada').expect(200);
+        const { cookie, token } = csrfOf(page);
+        expect(token).not.toBe('');
+        const body = { action: 'promote', ids: [delayed.id] };
+        await http.post('/queues/default/mail/actions').set('cookie', cookie).send(body).expect(403); // guard: no user
+        await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).send(body).expect(403); // no token
+        await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', `${token}x`).send(body).expect(403);
+        expect((await mail.getJob(delayed.id))!.state).toBe('delayed');
+        const ok = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send(body).expect(200);
+        expect(ok.body).toEqual({ message: 'Promoted 1 job of mail' });
+        expect((await mail.getJob(delayed.id))!.state).toBe('waiting');
+        // Bad input comes back as a 400 naming the problem; GET never changes anything.
+        const bad = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'explode' }).expect(400);
+        expect(bad.body.message).toMatch(/action must be one of/);
+        const badFilter = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'redrive', filter: '{' }).expect(400);
+        expect(badFilter.body.message).toMatch(/filter must be JSON/);
+        const notFinished = await http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'remove', ids: [delayed.id] }).expect(400);
+        expect(notFinished.body.message).toMatch(new RegExp(delayed.id));
+        await http.get('/queues/default/mail/actions').set('x-user', 'ada').expect(404);
+      });
+
+      it('pages a finished state newest first and searches by name and id', async () => {
+        const billing = app.get<Queue>(getQueueToken('billing'));
+        const added = await billing.addBulk(Array.from({ length: 30 }, (_, i) => ({ name: i % 3 ? 'invoice' : 'refund', data: i, opts: { delay: 60_000 } })));
+        for (const job of added) await billing.cancel(job.id); // cancelled in order: the last added is the newest
+        const ids = (html: string): string[] => [...html.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]!);
+        const first = await http.get('/queues/default/billing?state=cancelled').set('x-user', 'ada').expect(200);
+        expect(ids(first.text)).toEqual(added.slice(5).reverse().map((j) => j.id));
+        expect(first.text).toContain('1–25 of 30');
+        expect(first.text).toContain('Purge all 30');
+        const next = /<a href="([^"]+)">next →<\/a>/.exec(first.text)![1]!.replace(/&amp;/g, '&');
+        const second = await http.get(next).set('x-user', 'ada').expect(200);
+        expect(ids(second.text)).toEqual(added.slice(0, 5).reverse().map((j) => j.id));
+        const refunds = await http.get('/queues/default/billing?state=cancelled&name=refund').set('x-user', 'ada').expect(200);
+        expect(ids(refunds.text)).toHaveLength(10);
+        expect(refunds.text).toContain('Purge all 10');
+        const byId = await http.get(`/queues/default/billing?id=${added[7]!.id}`).set('x-user', 'ada').expect(303);
+        expect(byId.headers.location).toBe(`/queues/default/billing/jobs/${added[7]!.id}`);
+        const missing = await http.get('/queues/default/billing?id=nope&state=cancelled').set('x-user', 'ada').expect(200);
+        expect(missing.text).toContain('No job with id &quot;nope&quot; in billing.');
+      });
+
+      it('pauses and resumes the queue and a job name', async () => {
+        const page = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
+        const { cookie, token } = csrfOf(page);
+        const post = (body: object) => http.post('/queues/default/mail/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', token).send(body).expect(200);
+        await post({ action: 'pause', names: ['send'] });
+        expect(await mail.pausedNames()).toEqual(['send']);
+        const shown = await http.get('/queues').set('x-user', 'ada').expect(200);
+        expect(shown.text).toContain('1 name paused');
+        await post({ action: 'resume', names: ['send'] });
+        await post({ action: 'pause' });
+        expect(await mail.isPaused()).toBe(true);
+        await post({ action: 'resume' });
+        await waitFor(async () => !(await mail.isPaused()), { message: 'queue resumed' });
+      });
+    });
+  }
+});

@@ -1,0 +1,132 @@
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { FlowProducer, Queue, type RedisStore } from '../../lib/index.js';
+import { startOtel } from '../fixtures/otel-sdk.mjs';
+import { redisUrl, testStore } from '../helpers/store.js';
+
+interface SpanView {
+  readonly name: string;
+  readonly kind: number;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | null;
+  readonly attributes: Record<string, unknown>;
+  readonly status: { readonly code: number; readonly message?: string };
+  readonly events: string[];
+}
+
+const PRODUCER = 3;
+const CONSUMER = 4;
+const STATUS_ERROR = 2;
+
+/** Runs jobs in another process (its own SDK) and resolves with the spans it recorded. */
+function runWorkerProcess(store: RedisStore, queues: string[], expect: number, addJobs: () => Promise<void>): Promise<SpanView[]> {
+  const child = fork(join(process.cwd(), 'test', 'fixtures', 'traced-worker.mjs'), [JSON.stringify({ url: redisUrl(), prefix: store.prefix, queues, expect })], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise<SpanView[]>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the traced worker process did not report its spans within 20 s'));
+    }, 20_000);
+    child.on('message', (m: { type: string; spans?: SpanView[] }) => {
+      if (m.type === 'ready') addJobs().catch(reject);
+      if (m.type === 'spans') {
+        clearTimeout(timer);
+        resolve(m.spans!);
+      }
+    });
+    child.once('exit', (code) => code !== 0 && reject(new Error(`the traced worker process exited with ${code}`)));
+  });
+}
+
+describe('OpenTelemetry traces across processes', () => {
+  let store: RedisStore;
+  let otel: ReturnType<typeof startOtel>;
+
+  beforeEach(async () => {
+    otel = startOtel();
+    store = await testStore();
+  });
+  afterEach(async () => {
+    await store.disconnect();
+    await otel.stop();
+  });
+
+  it('continues the producer trace in the consumer span, with messaging attributes and errors recorded', async () => {
+    const queue = new Queue('traced', { store });
+    let ok = '';
+    let boom = '';
+    const consumer = await runWorkerProcess(store, ['traced'], 2, () =>
+      otel.tracer.startActiveSpan('http request', async (span) => {
+        ok = (await queue.add('fine', { n: 1 })).id;
+        boom = (await queue.add('boom', { n: 2 })).id;
+        span.end();
+      }),
+    );
+    const producer = otel.spans() as SpanView[];
+    const request = producer.find((s) => s.name === 'http request')!;
+    const sends = producer.filter((s) => s.name === 'send traced');
+    expect(sends).toHaveLength(2);
+    for (const send of sends) {
+      expect(send).toMatchObject({ kind: PRODUCER, traceId: request.traceId, parentSpanId: request.spanId });
+      expect(send.attributes).toMatchObject({ 'messaging.system': 'spool', 'messaging.destination.name': 'traced', 'messaging.operation.type': 'send' });
+    }
+
+    const processed = consumer.filter((s) => s.name === 'process traced');
+    expect(processed).toHaveLength(2);
+    const fine = processed.find((s) => s.attributes['messaging.message.id'] === ok)!;
+    const failed = processed.find((s) => s.attributes['messaging.message.id'] === boom)!;
+    // Same trace in both processes: each consumer span is a child of the producer span of its add.
+    expect(fine.traceId).toBe(request.traceId);
+    expect(failed.traceId).toBe(request.traceId);
+    expect(sends.map((s) => s.spanId)).toEqual(expect.arrayContaining([fine.parentSpanId, failed.parentSpanId]));
+    expect(fine).toMatchObject({ kind: CONSUMER, attributes: { 'messaging.system': 'spool', 'messaging.destination.name': 'traced', 'messaging.operation.type': 'process', 'spool.job.name': 'fine', 'spool.job.attempt': 1 } });
+    expect(fine.status.code).not.toBe(STATUS_ERROR);
+    expect(failed.status).toMatchObject({ code: STATUS_ERROR, message: 'boom failed' });
+    expect(failed.events).toContain('exception');
+    // The handler ran inside the consumer span: its own spans are children of it.
+    const downstream = consumer.filter((s) => s.name === 'downstream');
+    expect(downstream.map((s) => s.parentSpanId).sort()).toEqual([fine.spanId, failed.spanId].sort());
+  });
+
+  it('carries the flow producer context to parent and children alike', async () => {
+    const flows = new FlowProducer({ store, queues: [new Queue('traced-parent', { store }), new Queue('traced-child', { store })] });
+    const consumer = await runWorkerProcess(store, ['traced-parent', 'traced-child'], 3, () =>
+      otel.tracer.startActiveSpan('checkout', async (span) => {
+        await flows.add({ name: 'ship', queueName: 'traced-parent', children: [{ name: 'pick', queueName: 'traced-child' }, { name: 'pack', queueName: 'traced-child' }] });
+        span.end();
+      }),
+    );
+    const checkout = (otel.spans() as SpanView[]).find((s) => s.name === 'checkout')!;
+    const processed = consumer.filter((s) => s.name.startsWith('process '));
+    expect(processed.map((s) => s.attributes['spool.job.name']).sort()).toEqual(['pack', 'pick', 'ship']);
+    for (const span of processed) expect(span.traceId).toBe(checkout.traceId);
+  });
+
+  it('runs without @opentelemetry/api installed: nothing loaded, nothing stored', async () => {
+    const fixtures = join(process.cwd(), 'test', 'fixtures');
+    const child = fork(join(fixtures, 'untraced-run.mjs'), [JSON.stringify({ url: redisUrl(), prefix: store.prefix })], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: ['--import', join(fixtures, 'no-otel.mjs'), '--require', join(fixtures, 'no-otel.cjs')],
+    });
+    const report = await new Promise<{ result: string; tc: string | null; loaded: string[] }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no report within 20 s')), 20_000);
+      child.on('message', (m: { type: string; result: string; tc: string | null; loaded: string[] }) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      child.once('exit', (code) => code !== 0 && reject(new Error(`the fixture exited with ${code}`)));
+    });
+    expect(report).toEqual({ type: 'result', result: 'ran plain', tc: null, loaded: [] });
+  });
+
+  it('stores no trace context when no span is active and the SDK is off', async () => {
+    await otel.stop();
+    const queue = new Queue('untraced', { store });
+    const job = await queue.add('plain', {});
+    const stored = (await store.command('test').sendCommand(['HGET', store.keysOf('untraced').job(job.id), 'tc'])) as string | null;
+    expect(stored).toBeNull();
+    otel = startOtel();
+  });
+});
