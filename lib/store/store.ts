@@ -371,6 +371,8 @@ export interface Store {
    * without it leaves such failures to the caller's logger.
    */
   readonly outage?: { failed(what: string, err: unknown, queue?: string): void };
+  /** One round trip to the backend, in ms, for readiness checks; rejects when it cannot answer. */
+  ping(): Promise<number>;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 

@@ -11,6 +11,7 @@ import { addJobs, appendLog, cancelJob, extendLeases, failJob, held, promoteDue,
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
 import { cancelled, finish, leaveActive, type Ctx, type Signals } from './memory-moves.js';
 import { MemoryNotify } from './memory-notify.js';
+import { EmptyEventReader, unsupported } from './memory-unsupported.js';
 import { configureQueue, countsOf, groupStateOf, listIdsOf, pauseGroupOf, queueLimits, resumeGroupOf, resumeNamesOf, resumeQueue, setGroupLimitsOf, verifyQueue } from './memory-queue.js';
 
 export interface MemoryStoreOptions {
@@ -38,7 +39,6 @@ export interface MemoryStoreEvents {
  * await store.clock.advance(60_000);
  */
 export class MemoryStore implements S.Store {
-  readonly prefix = 'memory';
   readonly notify = new MemoryNotify();
   readonly clock: MemoryClock;
   /** Testing hooks (QueueTesting): claimed jobs, finished attempts. */
@@ -302,22 +302,32 @@ export class MemoryStore implements S.Store {
     return this.run('addFlow', nodes[0]?.queue ?? '', (_ctx, ctxOf) => addFlowNodes(ctxOf, nodes, decodeFlowNode));
   }
 
-  deliverToParent(queue: string, childId: string): Promise<S.DeliverOutcome> {
-    return this.run('deliverToParent', queue, (_ctx, ctxOf) => deliver(ctxOf, queue, childId));
-  }
-
-  sweepOutbox(queue: string, limit: number): Promise<number> {
-    return this.run('sweepOutbox', queue, (ctx, ctxOf) => {
+  /** Parents hear of their children inside each transition and flows are written whole: this only drains what an outbox holds. */
+  housekeep(queue: string, limit: number): Promise<number> {
+    return this.run('housekeep', queue, (ctx, ctxOf) => {
       const ids = [...ctx.q.outbox.keys()].slice(0, limit);
       for (const id of ids) deliver(ctxOf, queue, id);
       return ids.length;
     });
   }
 
-  /** Flows are written whole at once in memory, and parents hear of their children inside each transition: nothing is ever left half done. */
-  sweepFlows(queue: string): Promise<number> {
-    return this.run('sweepFlows', queue, () => 0);
+  /** Always answers while connected: the store is this process. */
+  ping(): Promise<number> {
+    return this.closed ? Promise.reject(new StoreNotConnectedError('ping()')) : Promise.resolve(0);
   }
+
+  async listQueues(): Promise<string[]> {
+    return [...this.queues.keys()].sort();
+  }
+
+  getMetrics(): Promise<S.MetricsRecord> { return unsupported('getMetrics()'); }
+  page(): Promise<S.Page> { return unsupported('getFailed() / exportJobs() pages'); }
+  purge(): Promise<S.PurgeStep> { return unsupported('purge()'); }
+  redriveMany(): Promise<S.RedriveManyOutcome> { return unsupported('bulk redrive()'); }
+  promoteJobs(): Promise<number> { return unsupported('bulk promote()'); }
+
+  /** No event stream in memory yet: QueueEvents waits and sees nothing (README lists the difference). */
+  openEvents(): S.EventReader { return new EmptyEventReader(); }
 
   getChildren(queue: string, id: string): Promise<S.ChildrenRecord> {
     return this.run('getChildren', queue, ({ q }) => childrenOf(q.jobs.get(id)));
