@@ -1,3 +1,4 @@
+import { clockOf, type ClockTimer } from '../store/clock.js';
 import type { ClaimOutcome, CompleteOutcome, Fetch, JobRecord, Store } from '../store/store.js';
 import type { NameRoom } from './name-caps.js';
 
@@ -32,7 +33,7 @@ export class Claimer {
   private running = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** Set while a rate limit or throttle forbids starting jobs: claims wait for it. */
-  private waitTimer: NodeJS.Timeout | undefined;
+  private waitTimer: ClockTimer | undefined;
   /** Claims failed in a row (Redis unreachable): spaces the retries. */
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -73,7 +74,7 @@ export class Claimer {
 
   stop(): void {
     this.running = false;
-    clearTimeout(this.waitTimer);
+    clockOf(this.o.store).clearTimeout(this.waitTimer);
     this.waitTimer = undefined;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
@@ -154,7 +155,8 @@ export class Claimer {
   waitFor(ms: number): void {
     if (!this.running || this.waitTimer) return;
     this.idle = false;
-    this.waitTimer = setTimeout(() => {
+    // Rate windows are kept in the store's time, so the wait is too.
+    this.waitTimer = clockOf(this.o.store).setTimeout(() => {
       this.waitTimer = undefined;
       this.fill();
     }, ms);

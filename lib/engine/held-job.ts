@@ -1,3 +1,4 @@
+import { clockOf, type ClockTimer } from '../store/clock.js';
 import type { JobRecord, Lease, Store } from '../store/store.js';
 import { DeadlineExceededError, JobTimeoutError } from './errors.js';
 import { ActiveJob, type LeaseWriter } from './job.js';
@@ -7,7 +8,8 @@ export class HeldJob<Data, Result> {
   readonly job: ActiveJob<Data, Result>;
   readonly lease: Lease;
   private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
+  private readonly store: Store | undefined;
   /** The handler was started (a job over its name's cap waits parked first). */
   started = false;
   /** The outcome is being written or the job was handed back: a later settle of the handler changes nothing. */
@@ -24,6 +26,7 @@ export class HeldJob<Data, Result> {
   readonly payloadBytes: number;
 
   constructor(queueName: string, record: JobRecord, writer: (lease: Lease) => LeaseWriter, store?: Store) {
+    this.store = store;
     this.lease = { id: record.id, token: record.token ?? '', ...(record.parent && { child: true }) };
     this.payloadBytes = Buffer.byteLength(record.data ?? '', 'utf8');
     this.traceContext = record.traceContext;
@@ -39,14 +42,14 @@ export class HeldJob<Data, Result> {
   armTimer(onExpire: (error: Error) => void): void {
     const { job } = this;
     const timeout = job.opts.timeout;
-    const untilDeadline = job.deadline === undefined ? Infinity : job.deadline - Date.now();
+    const untilDeadline = job.deadline === undefined ? Infinity : job.deadline - clockOf(this.store).now();
     if (timeout === undefined && untilDeadline === Infinity) return;
     const byDeadline = untilDeadline <= (timeout ?? Infinity);
     const error = byDeadline ? new DeadlineExceededError(`job ${job.id} ran past its deadline`) : new JobTimeoutError(timeout!);
-    this.timer = setTimeout(() => onExpire(error), Math.max(0, Math.min(untilDeadline, timeout ?? Infinity)));
+    this.timer = clockOf(this.store).setTimeout(() => onExpire(error), Math.max(0, Math.min(untilDeadline, timeout ?? Infinity)));
   }
 
   clearTimer(): void {
-    clearTimeout(this.timer);
+    clockOf(this.store).clearTimeout(this.timer);
   }
 }

@@ -33,7 +33,8 @@ export class JobPreparer<Data> {
   private readonly validate?: PayloadValidator;
   private readonly ids = new IdGenerator();
 
-  constructor(options: PreparerOptions) {
+  /** `now`: the store's clock (a MemoryStore's may be moved by a test), for runAt and deadlines given as dates. */
+  constructor(options: PreparerOptions, private readonly now: () => number = Date.now) {
     if (options.defaultJobOptions !== undefined) {
       normalizeJobOptions(options.defaultJobOptions, undefined, 'Queue options.defaultJobOptions');
       if (options.defaultJobOptions.jobId !== undefined) {
@@ -53,7 +54,7 @@ export class JobPreparer<Data> {
     if (typeof job.name !== 'string' || job.name.length === 0 || job.name.length > 256) {
       throw new InvalidArgumentError(`${at}name`, `must be a job name of 1 to 256 characters, got ${describe(job.name)}`);
     }
-    const opts = normalizeJobOptions(job.opts, this.defaults, `${at}opts`);
+    const opts = normalizeJobOptions(job.opts, this.defaults, `${at}opts`, this.now());
     if (this.validate) await this.validate(job.name, job.data);
     const data = encodeJson(job.data, `${at}data`);
     const bytes = Buffer.byteLength(data);

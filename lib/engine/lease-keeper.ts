@@ -1,3 +1,4 @@
+import { clockOf, type Clock, type ClockTimer } from '../store/clock.js';
 import type { ExtendOutcome, Lease, Store } from '../store/store.js';
 
 export interface LeaseKeeperOptions {
@@ -17,37 +18,49 @@ export interface LeaseKeeperOptions {
  * tick, whatever the number of jobs held.
  */
 export class LeaseKeeper {
-  private timer: NodeJS.Timeout | undefined;
-  private lastRenewal = Date.now();
+  private timer: ClockTimer | undefined;
+  private readonly clock: Clock;
+  private lastRenewal: number;
   private running = false;
 
-  constructor(private readonly options: LeaseKeeperOptions) {}
+  constructor(private readonly options: LeaseKeeperOptions) {
+    this.clock = clockOf(options.store);
+    this.lastRenewal = this.clock.now();
+  }
 
   start(): void {
-    this.lastRenewal = Date.now();
-    this.timer ??= setInterval(() => void this.tick(), this.options.renewMs);
+    this.lastRenewal = this.clock.now();
+    if (this.timer === undefined) this.schedule();
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  /** One timer re-armed after each tick (the clock may be a test's, which has no intervals). */
+  private schedule(): void {
+    this.timer = this.clock.setTimeout(() => {
+      this.schedule();
+      void this.tick();
+    }, this.options.renewMs);
   }
 
   private async tick(): Promise<void> {
     if (this.running) return;
     const leases = this.options.held();
     if (leases.length === 0) {
-      this.lastRenewal = Date.now();
+      this.lastRenewal = this.clock.now();
       return;
     }
     this.running = true;
-    const started = Date.now();
+    const started = this.clock.now();
     try {
       const outcomes = await this.options.store.extend(this.options.queue, this.options.lockMs, leases);
       this.lastRenewal = started;
       outcomes.forEach((outcome, i) => this.options.onOutcome(leases[i]!, outcome));
     } catch (err) {
-      this.options.onError(err, Date.now() - this.lastRenewal);
+      this.options.onError(err, this.clock.now() - this.lastRenewal);
     } finally {
       this.running = false;
     }

@@ -1,3 +1,4 @@
+import { clockOf, type ClockTimer } from '../store/clock.js';
 import type { Store } from '../store/store.js';
 import { refillSchedulers } from './schedulers.js';
 
@@ -17,7 +18,7 @@ const MAX_SLEEP = 30_000;
  * polls in a tight loop.
  */
 export class Promoter {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
   private dueAt = Infinity;
   private stopped = true;
   private running = false;
@@ -32,7 +33,7 @@ export class Promoter {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clockOf(this.options.store).clearTimeout(this.timer);
     this.timer = undefined;
     this.dueAt = Infinity;
   }
@@ -41,11 +42,12 @@ export class Promoter {
   arm(ms: number): void {
     if (this.stopped) return;
     const sleep = Math.min(Math.max(0, ms), MAX_SLEEP);
-    const at = Date.now() + sleep;
+    const clock = clockOf(this.options.store);
+    const at = clock.now() + sleep;
     if (this.timer && this.dueAt <= at) return;
-    clearTimeout(this.timer);
+    clock.clearTimeout(this.timer);
     this.dueAt = at;
-    this.timer = setTimeout(() => void this.run(), sleep);
+    this.timer = clock.setTimeout(() => void this.run(), sleep);
   }
 
   private async run(): Promise<void> {

@@ -1,4 +1,5 @@
 import { resolvePage, type JobsPage } from './page.js';
+import { clockOf } from '../store/clock.js';
 import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError, QueueFullError } from './errors.js';
 import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
@@ -69,7 +70,7 @@ export class Queue<Data = unknown, Result = unknown> {
     checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     this.store = options.store;
-    this.preparer = new JobPreparer<Data>(options);
+    this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now());
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }

@@ -1,3 +1,4 @@
+import { clockOf, type ClockTimer } from '../store/clock.js';
 import type { ReapOutcome, Store } from '../store/store.js';
 
 export interface ReaperOptions {
@@ -19,7 +20,7 @@ const LIMIT = 100;
  * crashed processes left half done; see Store.housekeep) as a step of its own.
  */
 export class Reaper {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
   private stopped = true;
 
   constructor(private readonly options: ReaperOptions) {}
@@ -31,13 +32,13 @@ export class Reaper {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clockOf(this.options.store).clearTimeout(this.timer);
     this.timer = undefined;
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.run(), ms);
+    this.timer = clockOf(this.options.store).setTimeout(() => void this.run(), ms);
   }
 
   private async run(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { SpoolLogger } from '../logger.js';
 import { RedisStore } from '../store/redis-store.js';
+import type { Store } from '../store/store.js';
 import { SpoolBootstrapError } from './errors.js';
 import { validateModuleOptions, type QueueModuleOptions, type SpoolConnectionOptions } from './module-options.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
@@ -14,7 +15,7 @@ import { DEFAULT_CONNECTION } from './tokens.js';
 export class SpoolConnections implements OnApplicationShutdown {
   private constructor(
     readonly options: QueueModuleOptions,
-    private readonly stores: ReadonlyMap<string, RedisStore>,
+    private readonly stores: ReadonlyMap<string, Store>,
   ) {}
 
   /** Validates the module options, then opens every connection. */
@@ -36,11 +37,29 @@ export class SpoolConnections implements OnApplicationShutdown {
     return new SpoolConnections(options, stores);
   }
 
+  /**
+   * Stores that live in the process (the testing module): every connection
+   * gets `makeStore(name)` and nothing reaches for Redis. Connection settings
+   * (url, client) are not checked; every other option is, as in production.
+   */
+  static inProcess(options: unknown, makeStore: (connection: string) => Store): SpoolConnections {
+    const placeholder = { url: 'redis://in-process' };
+    const raw = (typeof options === 'object' && options !== null ? options : {}) as Partial<QueueModuleOptions>;
+    const checked = {
+      ...raw,
+      connection: placeholder,
+      ...(raw.connections && { connections: Object.fromEntries(Object.keys(raw.connections).map((name) => [name, placeholder])) }),
+    };
+    validateModuleOptions(checked);
+    const names = [DEFAULT_CONNECTION, ...Object.keys(raw.connections ?? {})];
+    return new SpoolConnections(raw as QueueModuleOptions, new Map(names.map((name) => [name, makeStore(name)])));
+  }
+
   get names(): string[] {
     return [...this.stores.keys()];
   }
 
-  get(name: string = DEFAULT_CONNECTION): RedisStore {
+  get(name: string = DEFAULT_CONNECTION): Store {
     const store = this.stores.get(name);
     if (!store) {
       throw new SpoolBootstrapError(`connection "${name}"`, 'is not configured', `add it to QueueModule.forRoot({ connections: { ${name}: { url } } }); configured: ${this.names.join(', ')}`);

@@ -114,7 +114,7 @@ export function InjectQueue(name: string, connection: string = DEFAULT_CONNECTIO
   return Inject(getQueueToken(name, connection));
 }
 
-/** Injects the RedisStore of a connection. */
+/** Injects the Store of a connection (a RedisStore; a MemoryStore under QueueTesting). */
 export function InjectConnection(connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
   return Inject(getConnectionToken(connection));
 }

@@ -8,7 +8,7 @@ export function getQueueToken(name: string, connection: string = DEFAULT_CONNECT
   return connection === DEFAULT_CONNECTION ? `SpoolQueue:${name}` : `SpoolQueue:${connection}:${name}`;
 }
 
-/** Token of the RedisStore of a named connection. */
+/** Token of the Store of a named connection. */
 export function getConnectionToken(connection: string = DEFAULT_CONNECTION): string {
   return `SpoolConnection:${connection}`;
 }

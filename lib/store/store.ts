@@ -1,6 +1,7 @@
 import { SpoolError } from '../common/errors.js';
 import type { SchedulerStore } from './scheduler-store.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
+import type { Clock } from './clock.js';
 
 /**
  * Where a job is. A job id is in exactly one of these indexes at a time.
@@ -360,6 +361,8 @@ export interface EventReader {
  */
 export interface Store {
   readonly notify: NotifyAdapter;
+  /** The time the store's transitions use, when it is not the system's (MemoryStore); the engine's timers follow it. */
+  readonly clock?: Clock;
   /** Cron and every-N schedulers; a store without them refuses Queue.upsertScheduler(). */
   readonly schedulers?: SchedulerStore;
   /**
@@ -368,6 +371,8 @@ export interface Store {
    * without it leaves such failures to the caller's logger.
    */
   readonly outage?: { failed(what: string, err: unknown, queue?: string): void };
+  /** One round trip to the backend, in ms, for readiness checks; rejects when it cannot answer. */
+  ping(): Promise<number>;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 

@@ -39,7 +39,7 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('ships the build, the sources its source maps name, and nothing of the repository besides', () => {
     const files = tarballFiles(tarball);
-    for (const entry of ['dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/esm/index.mjs', 'dist/esm/engine.mjs', 'dist/esm/store.d.mts', 'package.json', 'README.md']) {
+    for (const entry of ['dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/esm/index.mjs', 'dist/esm/engine.mjs', 'dist/esm/store.d.mts', 'dist/esm/testing.mjs', 'dist/cjs/testing/index.js', 'package.json', 'README.md']) {
       expect(files).toContain(entry);
     }
     expect(files.filter((f) => /^(test|bench|sample|\.ci|lua|node_modules)\//.test(f))).toEqual([]);
@@ -59,13 +59,13 @@ describe('the packed tarball', () => {
 });
 
 describe('installed into a fresh app', () => {
-  it('(a) a CommonJS Nest 11 app runs a QueueModule + @Processor spec under Nest\'s default jest (ts-jest)', () => {
+  it('(a) a CommonJS Nest 11 app runs a QueueModule + @Processor spec and the README testing examples (spool/testing) under Nest\'s default jest (ts-jest)', () => {
     const { dir, cached } = timed('nest11-cjs install', () => installApp('nest11-cjs', work, tarball));
     timings.push(`(nest11-cjs ${cached ? 'warm' : 'cold'})`);
     timed('nest11-cjs tsc', () => run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], dir));
     const out = timed('nest11-cjs jest', () => run(process.execPath, ['node_modules/jest/bin/jest.js', '--ci', '--json'], dir, appEnv()));
     const report = JSON.parse(out.slice(out.indexOf('{'))) as { success: boolean; numPassedTests: number; numTotalTests: number };
-    expect(report).toMatchObject({ success: true, numPassedTests: 1, numTotalTests: 1 });
+    expect(report).toMatchObject({ success: true, numPassedTests: 3, numTotalTests: 3 });
   }, 600_000);
 
   it('(b) an ES module Nest 12 app compiles with tsc and processes a job', () => {

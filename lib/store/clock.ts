@@ -1,0 +1,26 @@
+/**
+ * Time as the engine's timers see it. RedisStore has none (the engine uses
+ * the system clock and Redis's TIME inside scripts); an in-memory store gives
+ * its own, so a test can move time forward and see delays, backoff, leases and
+ * timeouts happen without waiting for them.
+ */
+export type ClockTimer = unknown;
+
+export interface Clock {
+  /** Milliseconds since the epoch, as the store's transitions see them. */
+  now(): number;
+  /** Calls `fn` once `ms` ms of this clock have passed. */
+  setTimeout(fn: () => void, ms: number): ClockTimer;
+  clearTimeout(timer: ClockTimer): void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
+};
+
+/** The store's clock, or the system clock when the store keeps time elsewhere (Redis). */
+export function clockOf(store: { readonly clock?: Clock } | undefined): Clock {
+  return store?.clock ?? systemClock;
+}

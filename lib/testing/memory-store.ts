@@ -1,0 +1,352 @@
+import { EventEmitter } from 'node:events';
+import { InvalidArgumentError } from '../engine/errors.js';
+import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
+import { StoreNotConnectedError } from '../store/errors.js';
+import type * as S from '../store/store.js';
+import { decodeFlowNode, decodeNewJob } from './memory-adapter.js';
+import { claimJobs } from './memory-claim.js';
+import { MemoryClock, type ClockMode } from './memory-clock.js';
+import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
+import { addJobs, appendLog, cancelJob, extendLeases, failJob, held, promoteDue, reapExpired, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
+import { newQueue, toRecord, type MemQueue } from './memory-state.js';
+import { cancelled, finish, leaveActive, type Ctx, type Signals } from './memory-moves.js';
+import { MemoryNotify } from './memory-notify.js';
+import { EmptyEventReader, unsupported } from './memory-unsupported.js';
+import { configureQueue, countsOf, groupStateOf, listIdsOf, pauseGroupOf, queueLimits, resumeGroupOf, resumeNamesOf, resumeQueue, setGroupLimitsOf, verifyQueue } from './memory-queue.js';
+
+export interface MemoryStoreOptions {
+  /** 'real' (default): time flows, and clock.advance(ms) jumps ahead; 'manual': time moves only by clock.advance(ms). Or a clock to share. */
+  readonly clock?: ClockMode | MemoryClock;
+}
+
+/** What MemoryStore tells testing tools: jobs claimed, and attempts over (the job left active). */
+export interface MemoryStoreEvents {
+  claimed: [queue: string, ids: string[]];
+  settled: [queue: string, id: string, state: S.JobState];
+}
+
+/**
+ * A Store in the process, with RedisStore's observable semantics (the Lua
+ * scripts of lua/ are its spec: each transition here mirrors one) and a
+ * controllable clock. Queue, Worker and FlowProducer run on it unchanged.
+ * Each call is atomic: it runs to its end before any other starts.
+ *
+ * @example
+ * const store = new MemoryStore({ clock: 'manual' });
+ * const queue = new Queue('emails', { store });
+ * const worker = new Worker('emails', handler, { store });
+ * await queue.add('welcome', { to: 'ada@example.com' }, { delay: 60_000 });
+ * await store.clock.advance(60_000);
+ */
+export class MemoryStore implements S.Store {
+  readonly notify = new MemoryNotify();
+  readonly clock: MemoryClock;
+  /** Testing hooks (QueueTesting): claimed jobs, finished attempts. */
+  readonly events = new EventEmitter<MemoryStoreEvents>();
+  private readonly queues = new Map<string, MemQueue>();
+  private closed = false;
+  /** Claims allowed per queue while claims are gated (manual testing mode); undefined: not gated. */
+  private gate: Map<string, number> | undefined;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    assertPlainObject(options, 'MemoryStore options');
+    assertKnownKeys(options, ['clock'], 'MemoryStore options');
+    const { clock } = options;
+    if (clock !== undefined && !(clock instanceof MemoryClock) && clock !== 'real' && clock !== 'manual') {
+      throw new InvalidArgumentError('MemoryStore options.clock', `must be 'real', 'manual' or a MemoryClock, got ${String(clock)}`);
+    }
+    this.clock = clock instanceof MemoryClock ? clock : new MemoryClock(clock ?? 'real');
+  }
+
+  connect(): Promise<void> {
+    return this.closed ? Promise.reject(new StoreNotConnectedError('connect()')) : Promise.resolve();
+  }
+
+  /** disconnect() was called: every call now fails with StoreNotConnectedError. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  async disconnect(): Promise<void> {
+    this.closed = true;
+    await this.notify.close();
+  }
+
+  /** Gates claims: none start unless allowed by allowClaims (QueueTesting's manual mode). */
+  gateClaims(on: boolean): void {
+    this.gate = on ? new Map() : undefined;
+  }
+
+  allowClaims(queue: string, n: number): void {
+    if (!this.gate) return;
+    this.gate.set(queue, (this.gate.get(queue) ?? 0) + n);
+    this.notify.publish({ sched: [{ kind: 'waiting', queue }], owls: [], done: [] });
+  }
+
+  /** Every job of a queue, in creation order, as stored now (synchronous, for tests). */
+  snapshot(queue: string): S.JobRecord[] {
+    return [...(this.queues.get(queue)?.jobs.values() ?? [])].map(toRecord);
+  }
+
+  /** Runs one transition on a queue: atomic, at one instant, its messages published after. */
+  private run<T>(what: string, queue: string, body: (ctx: Ctx, ctxOf: (queue: string) => Ctx) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreNotConnectedError(what));
+    this.clock.touch();
+    const now = this.clock.now();
+    const signals: Signals = { sched: [], owls: [], done: [] };
+    const ctxs = new Map<string, Ctx>();
+    const ctxOf = (name: string): Ctx => {
+      let ctx = ctxs.get(name);
+      if (!ctx) {
+        ctx = { q: this.queueOf(name), now, signals };
+        ctxs.set(name, ctx);
+      }
+      return ctx;
+    };
+    try {
+      const result = body(ctxOf(queue), ctxOf);
+      flushOutboxes(ctxs, ctxOf);
+      this.notify.publish(signals);
+      return Promise.resolve(result);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private queueOf(name: string): MemQueue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = newQueue(name);
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  private settledAll(queue: string, id: string, state: S.JobState | undefined): void {
+    if (state && state !== 'active') this.events.emit('settled', queue, id, state);
+  }
+
+  add(queue: string, jobs: readonly S.NewJob[]): Promise<S.AddBatchOutcome> {
+    return this.run('add', queue, (ctx) => addJobs(ctx, jobs.map(decodeNewJob)));
+  }
+
+  async claim(queue: string, fetch: S.Fetch): Promise<S.ClaimOutcome> {
+    return this.run('claim', queue, (ctx) => this.claimIn(ctx, fetch));
+  }
+
+  private claimIn(ctx: Ctx, fetch: S.Fetch): S.ClaimOutcome {
+    let count = fetch.count;
+    if (this.gate) count = Math.min(count, this.gate.get(ctx.q.name) ?? 0);
+    const outcome = claimJobs(ctx, { count, workerId: fetch.workerId, lockMs: fetch.lockMs, room: fetch.nameRoom && new Map(fetch.nameRoom) });
+    if (this.gate && outcome.jobs.length > 0) this.gate.set(ctx.q.name, (this.gate.get(ctx.q.name) ?? 0) - outcome.jobs.length);
+    if (outcome.jobs.length > 0) this.events.emit('claimed', ctx.q.name, outcome.jobs.map((j) => j.id));
+    return outcome;
+  }
+
+  complete(queue: string, lease: S.Lease, result: string, fetch: S.Fetch): Promise<S.CompleteOutcome> {
+    return this.run('complete', queue, (ctx): S.CompleteOutcome => {
+      const h = held(ctx, lease);
+      if (!h) return { status: 'lost', next: [] };
+      if ('already' in h) return { status: 'already', state: h.already.state, next: [] };
+      const { job } = h;
+      job.result = result;
+      let status: 'completed' | 'cancelled' = 'completed';
+      leaveActive(ctx, job, true);
+      if (job.cancel) {
+        status = 'cancelled';
+        cancelled(ctx, job);
+      } else {
+        finish(ctx, job, ctx.q.completed, 'completed', job.rc);
+      }
+      this.settledAll(queue, lease.id, status);
+      const next = this.claimIn(ctx, fetch);
+      return { status, next: next.jobs, waitMs: next.waitMs };
+    });
+  }
+
+  fail(queue: string, lease: S.Lease, failure: S.Failure): Promise<S.FailOutcome> {
+    return this.run('fail', queue, (ctx) => {
+      const outcome = failJob(ctx, lease, failure);
+      if (outcome.status === 'moved') this.settledAll(queue, lease.id, outcome.state);
+      return outcome;
+    });
+  }
+
+  throttle(queue: string, lease: S.Lease, retryAfter: number): Promise<S.FailOutcome> {
+    return this.run('throttle', queue, (ctx) => {
+      const outcome = throttleJob(ctx, lease, retryAfter);
+      if (outcome.status === 'moved') this.settledAll(queue, lease.id, outcome.state);
+      return outcome;
+    });
+  }
+
+  extend(queue: string, lockMs: number, leases: readonly S.Lease[]): Promise<S.ExtendOutcome[]> {
+    return this.run('extend', queue, (ctx) => extendLeases(ctx, lockMs, leases));
+  }
+
+  release(queue: string, lease: S.Lease): Promise<S.ReleaseOutcome> {
+    return this.run('release', queue, (ctx) => {
+      const outcome = releaseJob(ctx, lease);
+      if (outcome !== 'lost') this.settledAll(queue, lease.id, outcome === 'released' ? 'waiting' : 'cancelled');
+      return outcome;
+    });
+  }
+
+  promote(queue: string, limit: number): Promise<S.PromoteOutcome> {
+    return this.run('promote', queue, (ctx) => promoteDue(ctx, limit));
+  }
+
+  reap(queue: string, maxStalled: number, limit: number): Promise<S.ReapOutcome[]> {
+    return this.run('reap', queue, (ctx) => {
+      const out = reapExpired(ctx, maxStalled, limit);
+      for (const r of out) this.settledAll(queue, r.id, r.state);
+      return out;
+    });
+  }
+
+  cancel(queue: string, id: string): Promise<S.CancelOutcome> {
+    return this.run('cancel', queue, (ctx) => cancelJob(ctx, id));
+  }
+
+  progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> {
+    return this.run('progress', queue, (ctx) => recordProgress(ctx, lease, progress));
+  }
+
+  log(queue: string, lease: S.Lease, line: string, keep: number): Promise<number | null> {
+    return this.run('log', queue, (ctx) => appendLog(ctx, lease, line, keep));
+  }
+
+  pause(queue: string): Promise<boolean> {
+    return this.run('pause', queue, ({ q }) => !q.paused && (q.paused = true));
+  }
+
+  resume(queue: string): Promise<boolean> {
+    return this.run('resume', queue, resumeQueue);
+  }
+
+  pauseNames(queue: string, names: readonly string[]): Promise<number> {
+    return this.run('pauseNames', queue, ({ q }) => names.filter((n) => !q.pausedNames.has(n) && q.pausedNames.add(n)).length);
+  }
+
+  resumeNames(queue: string, names: readonly string[]): Promise<void> {
+    return this.run('resumeNames', queue, (ctx) => resumeNamesOf(ctx, names));
+  }
+
+  pauseGroup(queue: string, group: string): Promise<boolean> {
+    return this.run('pauseGroup', queue, (ctx) => pauseGroupOf(ctx, group));
+  }
+
+  resumeGroup(queue: string, group: string): Promise<boolean> {
+    return this.run('resumeGroup', queue, (ctx) => resumeGroupOf(ctx, group));
+  }
+
+  setGroupLimits(queue: string, group: string, limits: S.GroupLimits): Promise<void> {
+    return this.run('setGroupLimits', queue, (ctx) => setGroupLimitsOf(ctx, group, limits));
+  }
+
+  configure(queue: string, limits: S.QueueLimits): Promise<void> {
+    return this.run('configure', queue, (ctx) => configureQueue(ctx, limits));
+  }
+
+  isPaused(queue: string): Promise<boolean> {
+    return this.run('isPaused', queue, ({ q }) => q.paused);
+  }
+
+  pausedNames(queue: string): Promise<string[]> {
+    return this.run('pausedNames', queue, ({ q }) => [...q.pausedNames]);
+  }
+
+  getLimits(queue: string): Promise<S.QueueLimits> {
+    return this.run('getLimits', queue, ({ q }) => queueLimits(q));
+  }
+
+  getGroup(queue: string, group: string): Promise<S.GroupState> {
+    return this.run('getGroup', queue, ({ q }) => groupStateOf(q, group));
+  }
+
+  getJob(queue: string, id: string): Promise<S.JobRecord | null> {
+    return this.run('getJob', queue, ({ q }) => {
+      const job = q.jobs.get(id);
+      return job ? toRecord(job) : null;
+    });
+  }
+
+  getLogs(queue: string, id: string): Promise<string[]> {
+    return this.run('getLogs', queue, ({ q }) => [...(q.jobs.get(id)?.logs ?? [])]);
+  }
+
+  getOnce(queue: string, key: string): Promise<string | null> {
+    return this.run('getOnce', queue, ({ q, now }) => {
+      const kept = q.once.get(key);
+      return kept && kept.expiresAt > now ? kept.outcome : null;
+    });
+  }
+
+  setOnce(queue: string, key: string, outcome: string, ttlMs: number): Promise<void> {
+    return this.run('setOnce', queue, ({ q, now }) => void q.once.set(key, { outcome, expiresAt: now + ttlMs }));
+  }
+
+  getCounts(queue: string): Promise<S.JobCounts> {
+    return this.run('getCounts', queue, ({ q }) => countsOf(q));
+  }
+
+  listIds(queue: string, state: S.JobState, start: number, end: number): Promise<string[]> {
+    return this.run('listIds', queue, ({ q }) => listIdsOf(q, state, start, end));
+  }
+
+  verify(queue: string): Promise<string[]> {
+    return this.run('verify', queue, ({ q }) => verifyQueue(q));
+  }
+
+  addFlow(nodes: readonly S.NewFlowNode[]): Promise<S.AddFlowOutcome> {
+    return this.run('addFlow', nodes[0]?.queue ?? '', (_ctx, ctxOf) => addFlowNodes(ctxOf, nodes, decodeFlowNode));
+  }
+
+  /** Parents hear of their children inside each transition and flows are written whole: this only drains what an outbox holds. */
+  housekeep(queue: string, limit: number): Promise<number> {
+    return this.run('housekeep', queue, (ctx, ctxOf) => {
+      const ids = [...ctx.q.outbox.keys()].slice(0, limit);
+      for (const id of ids) deliver(ctxOf, queue, id);
+      return ids.length;
+    });
+  }
+
+  /** Always answers while connected: the store is this process. */
+  ping(): Promise<number> {
+    return this.closed ? Promise.reject(new StoreNotConnectedError('ping()')) : Promise.resolve(0);
+  }
+
+  async listQueues(): Promise<string[]> {
+    return [...this.queues.keys()].sort();
+  }
+
+  getMetrics(): Promise<S.MetricsRecord> { return unsupported('getMetrics()'); }
+  page(): Promise<S.Page> { return unsupported('getFailed() / exportJobs() pages'); }
+  purge(): Promise<S.PurgeStep> { return unsupported('purge()'); }
+  redriveMany(): Promise<S.RedriveManyOutcome> { return unsupported('bulk redrive()'); }
+  promoteJobs(): Promise<number> { return unsupported('bulk promote()'); }
+
+  /** No event stream in memory yet: QueueEvents waits and sees nothing (README lists the difference). */
+  openEvents(): S.EventReader { return new EmptyEventReader(); }
+
+  getChildren(queue: string, id: string): Promise<S.ChildrenRecord> {
+    return this.run('getChildren', queue, ({ q }) => childrenOf(q.jobs.get(id)));
+  }
+
+  redrive(queue: string, id: string): Promise<S.RedriveOutcome> {
+    return this.run('redrive', queue, (ctx) => redriveJob(ctx, id));
+  }
+
+  remove(queue: string, id: string): Promise<S.RemoveOutcome> {
+    return this.run('remove', queue, ({ q }) => removeJob(q, id));
+  }
+
+  watch(queue: string, id: string): Promise<S.JobState | null> {
+    return this.run('watch', queue, ({ q }) => {
+      const job = q.jobs.get(id);
+      if (!job) return null;
+      job.watched = true;
+      return job.state;
+    });
+  }
+}

@@ -1,0 +1,109 @@
+import { UnrecoverableError } from '../../lib/index.js';
+import { waitFor } from '../helpers/wait-for.js';
+import type { ContractEnv } from './contract.js';
+
+/** Ids, dedup, order, delays, retries and dead letters. */
+export function jobCases(env: ContractEnv): void {
+  const { queue, worker, state, runOrder } = env;
+  describe('ids', () => {
+    it('generates unique sortable ids, keeps a caller id and returns the existing job for it', async () => {
+      const q = queue('ids');
+      const a = await q.add('a', { n: 1 });
+      const b = await q.add('b', { n: 2 });
+      expect(a.id).not.toEqual(b.id);
+      expect([a.id, b.id].sort()).toEqual([a.id, b.id]);
+      const mine = await q.add('c', { n: 3 }, { jobId: 'order-42' });
+      expect(mine).toMatchObject({ id: 'order-42', state: 'waiting', data: { n: 3 } });
+      const again = await q.add('c', { n: 4 }, { jobId: 'order-42' });
+      expect(again).toMatchObject({ id: 'order-42', data: { n: 3 } });
+      expect((await q.getCounts()).waiting).toBe(3);
+    });
+  });
+
+  describe('dedup', () => {
+    it('a dedup key returns the existing job until it finishes, then admits a new one', async () => {
+      const q = queue('dedup');
+      const first = await q.add('sync', { v: 1 }, { dedup: { key: 'user-1' } });
+      const second = await q.add('sync', { v: 2 }, { dedup: { key: 'user-1' } });
+      expect(second.id).toBe(first.id);
+      worker('dedup', async () => 'ok');
+      await waitFor(async () => (await state(q, first.id)) === 'completed');
+      const third = await q.add('sync', { v: 3 }, { dedup: { key: 'user-1' } });
+      expect(third.id).not.toBe(first.id);
+    });
+
+    it('a dedup ttl holds the key for that long only', async () => {
+      const q = queue('dedup-ttl');
+      const first = await q.add('x', {}, { dedup: { key: 'k', ttl: 150 } });
+      expect((await q.add('x', {}, { dedup: { key: 'k', ttl: 150 } })).id).toBe(first.id);
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await q.add('x', {}, { dedup: { key: 'k', ttl: 150 } })).id).not.toBe(first.id);
+    });
+  });
+
+  describe('order', () => {
+    it('strict priority, FIFO within a priority, LIFO on request', async () => {
+      const q = queue('order');
+      await q.add('low-1', {}, { priority: 5 });
+      await q.add('high-1', {}, { priority: 1 });
+      await q.add('low-2', {}, { priority: 5 });
+      await q.add('high-2', {}, { priority: 1 });
+      await q.add('lifo-low', {}, { priority: 5, lifo: true });
+      await q.add('top', {});
+      expect(await runOrder(q, 6)).toEqual(['top', 'high-1', 'high-2', 'lifo-low', 'low-1', 'low-2']);
+    });
+  });
+
+  describe('delays', () => {
+    it('a delayed job waits, then runs after its delay', async () => {
+      const q = queue('delay');
+      const job = await q.add('later', {}, { delay: 150 });
+      expect(job.state).toBe('delayed');
+      expect((await q.getCounts()).delayed).toBe(1);
+      const started: number[] = [];
+      worker('delay', async () => void started.push(Date.now()));
+      await waitFor(async () => (await state(q, job.id)) === 'completed');
+      expect(started[0]! - job.createdAt).toBeGreaterThanOrEqual(140);
+    });
+  });
+
+  describe('retries and dead letters', () => {
+    it('retries with backoff until the last attempt, then dead-letters with the error and reason', async () => {
+      const q = queue('retry');
+      const starts: number[] = [];
+      worker('retry', async (job) => {
+        starts.push(Date.now());
+        throw new Error(`attempt ${job.attempt}`);
+      });
+      const job = await q.add('x', {}, { attempts: 3, backoff: 80 });
+      await waitFor(async () => (await state(q, job.id)) === 'failed');
+      expect(starts).toHaveLength(3);
+      expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(75);
+      expect(await q.getJob(job.id)).toMatchObject({ attempt: 3, error: { message: 'attempt 3', reason: 'error', code: 'Error' } });
+    });
+
+    it('UnrecoverableError dead-letters at once; a dead letter can be re-driven', async () => {
+      const q = queue('unrec');
+      let calls = 0;
+      worker('unrec', async () => {
+        calls += 1;
+        if (calls === 1) throw new UnrecoverableError('bad input');
+        return 'fixed';
+      });
+      const job = await q.add('x', {}, { attempts: 5 });
+      await waitFor(async () => (await state(q, job.id)) === 'failed');
+      expect(await q.getJob(job.id)).toMatchObject({ attempt: 1, error: { reason: 'unrecoverable', message: 'bad input' } });
+      expect(await q.retry(job.id)).toBe('waiting');
+      await waitFor(async () => (await state(q, job.id)) === 'completed');
+      expect(await q.getJob(job.id)).toMatchObject({ result: 'fixed', attempt: 1 });
+    });
+
+    it('a passed deadline dead-letters with reason deadline', async () => {
+      const q = queue('deadline');
+      const job = await q.add('x', {}, { deadline: Date.now() - 1 });
+      worker('deadline', async () => 'ran');
+      await waitFor(async () => (await state(q, job.id)) === 'failed');
+      expect((await q.getJob(job.id))?.error).toMatchObject({ reason: 'deadline', code: 'DeadlineExceededError' });
+    });
+  });
+}

@@ -1,0 +1,67 @@
+import { waitFor } from '../helpers/wait-for.js';
+import type { ContractEnv } from './contract.js';
+
+/** What stays of a job: retention, progress, logs, reads. */
+export function recordCases(env: ContractEnv): void {
+  const { queue, worker, state } = env;
+  describe('retention, progress, logs', () => {
+    it('removeOnComplete drops finished jobs; progress and logs are kept for the holder only', async () => {
+      const q = queue('misc');
+      worker('misc', async (job) => {
+        await job.updateProgress(50);
+        await job.log('half way');
+        return 'ok';
+      });
+      const kept = await q.add('keep', {});
+      const gone = await q.add('drop', {}, { removeOnComplete: true });
+      await waitFor(async () => (await state(q, kept.id)) === 'completed' && (await q.getJob(gone.id)) === null);
+      expect(await q.getJob(kept.id)).toMatchObject({ progress: 50, result: 'ok' });
+      expect(await env.store().getLogs('misc', kept.id)).toEqual(['half way']);
+      expect(await env.store().progress('misc', { id: kept.id, token: 'stale' }, '1')).toBe(false);
+    });
+  });
+
+  describe('reads and removal', () => {
+    it('counts every state, lists ids oldest first, removes only finished jobs', async () => {
+      const q = queue('reads');
+      const s = env.store();
+      const a = await q.add('a', {});
+      const b = await q.add('b', {});
+      await q.add('later', {}, { delay: 60_000 });
+      const c = await q.add('c', {});
+      expect((await q.getJobs('waiting')).map((j) => j.id)).toEqual([a.id, b.id, c.id]);
+      await expect(q.remove(a.id)).rejects.toMatchObject({ name: 'JobNotFinishedError' });
+      const [held] = (await s.claim('reads', { count: 1, workerId: 'w', lockMs: 5000 })).jobs;
+      await s.complete('reads', { id: held!.id, token: held!.token! }, '1', { count: 0, workerId: 'w', lockMs: 5000 });
+      await q.cancel(b.id);
+      expect(await q.getCounts()).toEqual({ waiting: 1, paused: 0, delayed: 1, active: 0, completed: 1, failed: 0, cancelled: 1, 'waiting-children': 0 });
+      expect(await q.remove(a.id)).toBe(true);
+      expect(await q.remove(a.id)).toBe(false);
+      expect(await q.getJob(a.id)).toBeNull();
+    });
+
+    it('removeOnComplete keeps the newest n; waitFor resolves the result or rejects the failure', async () => {
+      const q = queue('keep');
+      worker('keep', async (job) => {
+        if (job.name === 'bad') throw new Error('no');
+        return job.name;
+      }, { concurrency: 1 });
+      const jobs = await q.addBulk(['j1', 'j2', 'j3'].map((name) => ({ name, data: {}, opts: { removeOnComplete: 2 } })));
+      await expect(q.waitFor(jobs[2]!.id, { timeout: 5000 })).resolves.toBe('j3');
+      await waitFor(async () => (await q.getCounts()).completed === 2 && (await q.getJob(jobs[0]!.id)) === null);
+      const bad = await q.add('bad', {});
+      await expect(q.waitFor(bad.id, { timeout: 5000 })).rejects.toMatchObject({ name: 'JobFailedError' });
+    });
+
+    it('job.once records a side effect for its ttl', async () => {
+      const q = queue('once');
+      const s = env.store();
+      await s.setOnce('once', 'mail-1', '"sent"', 150);
+      expect(await s.getOnce('once', 'mail-1')).toBe('"sent"');
+      expect(await s.getOnce('once', 'mail-2')).toBeNull();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await s.getOnce('once', 'mail-1')).toBeNull();
+      expect(q.name).toBe('once');
+    });
+  });
+}

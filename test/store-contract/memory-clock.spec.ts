@@ -1,0 +1,94 @@
+import { Queue, Worker } from '../../lib/index.js';
+import { MemoryStore } from '../../lib/testing/index.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/** The manual clock: delays, backoff, leases and timeouts of minutes, tested in milliseconds. */
+describe('MemoryStore clock', () => {
+  let store: MemoryStore;
+  const workers: Worker[] = [];
+  beforeEach(() => {
+    store = new MemoryStore({ clock: 'manual' });
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.close({ timeout: 100 })));
+    await store.disconnect();
+  });
+  const worker = (name: string, handler: ConstructorParameters<typeof Worker>[1], options = {}) => {
+    const w = new Worker(name, handler, { store, ...options });
+    workers.push(w);
+    return w;
+  };
+
+  it('time stands still until advance(); a one-hour delay runs when the clock passes it', async () => {
+    const queue = new Queue('later', { store });
+    const ran: number[] = [];
+    worker('later', async () => void ran.push(store.clock.now()));
+    const start = store.clock.now();
+    const job = await queue.add('remind', {}, { delay: 3_600_000 });
+    await store.clock.advance(3_599_000);
+    expect((await queue.getJob(job.id))?.state).toBe('delayed');
+    await store.clock.advance(1_000);
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed');
+    expect(ran[0]! - start).toBe(3_600_000);
+  });
+
+  it('exponential backoff of minutes is walked through by advance()', async () => {
+    const queue = new Queue('backoff', { store });
+    const starts: number[] = [];
+    worker('backoff', async () => {
+      starts.push(store.clock.now());
+      throw new Error('down');
+    });
+    const job = await queue.add('x', {}, { attempts: 3, backoff: { type: 'fixed', delay: 60_000 } });
+    await waitFor(() => starts.length === 1);
+    await store.clock.advance(60_000);
+    await waitFor(() => starts.length === 2);
+    await store.clock.advance(60_000);
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'failed');
+    expect(starts.map((t) => t - starts[0]!)).toEqual([0, 60_000, 120_000]);
+  });
+
+  it('a running job keeps its lease across a long advance (renewals fire on the way); a dead holder loses it', async () => {
+    const queue = new Queue('lease', { store });
+    let release!: () => void;
+    worker('lease', () => new Promise<void>((r) => (release = r)), { lockDuration: 30_000 });
+    const job = await queue.add('x', {});
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'active');
+    await store.clock.advance(300_000);
+    expect(await queue.getJob(job.id)).toMatchObject({ state: 'active', stalled: 0 });
+    release();
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed');
+
+    const orphans = new Queue('orphans', { store });
+    const dead = await orphans.add('y', {});
+    await store.claim('orphans', { count: 1, workerId: 'gone', lockMs: 30_000 });
+    await store.clock.advance(29_000);
+    expect(await store.reap('orphans', 1, 10)).toEqual([]);
+    await store.clock.advance(2_000);
+    expect(await store.reap('orphans', 1, 10)).toEqual([{ id: dead.id, state: 'waiting' }]);
+    worker('orphans', async () => 'rescued');
+    await waitFor(async () => (await orphans.getJob(dead.id))?.state === 'completed');
+  });
+
+  it('a timeout of ten minutes fires when the clock passes it', async () => {
+    const queue = new Queue('slow', { store });
+    worker('slow', () => new Promise(() => undefined));
+    const job = await queue.add('x', {}, { timeout: 600_000 });
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'active');
+    await store.clock.advance(600_000);
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'failed');
+    expect((await queue.getJob(job.id))?.error?.code).toBe('JobTimeoutError');
+  });
+
+  it('a real clock jumps ahead too, and bad input names the field', async () => {
+    const real = new MemoryStore();
+    const before = real.clock.now();
+    await real.clock.advance(10_000);
+    expect(real.clock.now() - before).toBeGreaterThanOrEqual(10_000);
+    await expect(real.clock.advance(-1)).rejects.toMatchObject({ name: 'InvalidArgumentError' });
+    expect(() => new MemoryStore({ clock: 'fast' as 'real' })).toThrow(/MemoryStore options.clock/);
+    expect(() => new MemoryStore({ speed: 1 } as never)).toThrow(/speed/);
+    await real.disconnect();
+    await expect(real.getJob('q', 'x')).rejects.toMatchObject({ name: 'StoreNotConnectedError' });
+  });
+});
