@@ -2,6 +2,8 @@ import { SpoolError } from '../common/errors.js';
 import type { SchedulerStore } from './scheduler-store.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import type { Clock } from './clock.js';
+import type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuery, PurgeStep, RedriveManyOutcome, StoredEvent, StreamInfo, EventReader } from './operations.js';
+export type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuery, PurgeStep, RedriveManyOutcome, StoredEvent, StreamInfo, EventReader } from './operations.js';
 
 /**
  * Where a job is. A job id is in exactly one of these indexes at a time.
@@ -239,118 +241,9 @@ export type CancelOutcome =
   | { readonly status: 'finished'; readonly state: JobState; readonly children: ChildRef[] }
   | { readonly status: 'unknown'; readonly children: ChildRef[] };
 
-/** One minute of a queue's counters, as the scripts wrote them (lua/includes/metrics). */
-export interface MinuteRecord {
-  /** Start of the minute, ms since the epoch. */
-  readonly at: number;
-  readonly completed: number;
-  /** Failed attempts (retried or dead-lettered). */
-  readonly failed: number;
-  readonly deadLettered: number;
-  readonly retried: number;
-  readonly stalled: number;
-  /** Sum of the handler durations of the completed jobs, ms. */
-  readonly durationSum: number;
-  /** Completed jobs per duration bucket: index k counts handlers that ran at most 2^k ms (the last one: longer). */
-  readonly durations: readonly number[];
-}
-
-/** What getMetrics reads from the store in one call. */
-export interface MetricsRecord {
-  readonly counts: JobCounts;
-  /** The store's clock when it read (ms). */
-  readonly now: number;
-  /** When the longest-waiting job became ready (runAt), null when nothing waits. */
-  readonly oldestWaitingSince: number | null;
-  /** Run-at of the earliest delayed job, null when none is delayed. */
-  readonly earliestDelayedAt: number | null;
-  /** The last 60 minutes, oldest first, the current (partial) minute last. */
-  readonly minutes: readonly MinuteRecord[];
-}
-
 /** Jobs per state (flow parents in 'waiting-children'); `paused` are waiting jobs that may not start (paused queue or name), not counted in `waiting`. */
 export type JobCounts = Record<JobState, number> & { readonly paused: number };
 
-/** The index a page reads: a state's, or the dead letters of a job name and/or a reason. */
-export type PageIndex =
-  | { readonly state: JobState }
-  | { readonly failedBy: { readonly name?: string; readonly reason?: string } };
-
-/** One page of an index: at most `limit` jobs out of at most `budget` entries examined. */
-export interface PageQuery {
-  readonly index: PageIndex;
-  readonly order: 'asc' | 'desc';
-  /** The last entry of the previous page. */
-  readonly after?: { readonly id: string; readonly score: number };
-  /** Score (finishedAt for finished states) bounds, inclusive. */
-  readonly min?: number;
-  readonly max?: number;
-  readonly limit: number;
-  readonly budget: number;
-  /** Case-insensitive text the stored error message must contain. */
-  readonly errorContains?: string;
-  readonly name?: string;
-  /** Ids only: job hashes are not read (unless a filter needs them) nor returned. */
-  readonly idsOnly?: boolean;
-}
-
-export interface Page {
-  readonly ids: string[];
-  /** The jobs of `ids`, in order (empty with idsOnly). */
-  readonly jobs: JobRecord[];
-  /** The last entry examined; where the next page starts. */
-  readonly last?: { readonly id: string; readonly score: number };
-  /** Nothing more in range: no next page. */
-  readonly done: boolean;
-}
-
-export interface PurgeQuery {
-  readonly state: 'completed' | 'failed' | 'cancelled';
-  /** Only jobs finished at or before this time (ms). */
-  readonly finishedBefore?: number;
-  readonly name?: string;
-  /** Jobs removed per script call at most. */
-  readonly batch: number;
-  /** Entries examined per script call at most. */
-  readonly budget: number;
-  /** The last job that stayed in the previous call ('' at first). */
-  readonly cursor: string;
-}
-
-export interface PurgeStep {
-  readonly removed: number;
-  readonly done: boolean;
-  readonly cursor: string;
-}
-
-export interface RedriveManyOutcome {
-  readonly moved: number;
-  /** Moved jobs that report to a flow parent (the store has delivered their notifications when it resolves). */
-  readonly withParent: string[];
-}
-
-/** One entry of a queue's event stream. */
-export interface StoredEvent {
-  readonly id: string;
-  readonly fields: Readonly<Record<string, string>>;
-}
-
-/** The retained part of a stream: its first entry, the last id written, entries retained and entries ever added. */
-export interface StreamInfo {
-  readonly first: string | null;
-  readonly last: string;
-  readonly length: number;
-  readonly added: number;
-}
-
-/** A reader of one queue's event stream on its own connection (blocking reads must not hold the command connection). */
-export interface EventReader {
-  /** Entries after `after`, waiting up to `blockMs` for one; [] on timeout. Rejects when the connection drops. */
-  read(after: string, count: number, blockMs: number): Promise<StoredEvent[]>;
-  /** null when the stream does not exist (yet). */
-  info(): Promise<StreamInfo | null>;
-  close(): Promise<void>;
-}
 
 /**
  * Storage behind the engine: one method per transition, each one atomic.
