@@ -1,55 +1,47 @@
 --[[
-  complete: active -> completed for the current lease holder, then (same call)
-  claim up to `fetch` next jobs for that worker.
+  complete: active -> completed for one or more jobs, each under its own
+  lease token, then (same call) claim up to `count` next jobs for that worker.
+  A worker sends the completions of its jobs that finished while its
+  previous call was in flight as one call (includes/complete-batch).
 
   KEYS[1..17] queue keys (includes/queue)
-  KEYS[18] job        the job hash
+  KEYS[18..] the job hashes, one per job in job order
 
   ARGV[1..3] channels and queue name (includes/queue)
-  ARGV[4] job id
-  ARGV[5] lease token
-  ARGV[6] result (JSON)
-  ARGV[7] worker id (as in claim)
-  ARGV[8] count: how many next jobs to claim (0 = none)
-  ARGV[9] lease duration ms
-  ARGV[10] handler duration ms, counted in the minute's metrics ('' = not measured)
-  ARGV[11..] name, room pairs for the next claim (see claim)
+  ARGV[4] worker id (as in claim)
+  ARGV[5] count: how many next jobs to claim (0 = none)
+  ARGV[6] lease duration ms
+  ARGV[7] number of jobs n
+  ARGV[8..] 4 per job: job id, lease token, result (JSON), handler duration ms
+            (counted in the minute's metrics; '' = not measured);
+            then name, room pairs for the next claim (see claim)
 
-  Returns {code, state, waitMs, next job hashes...}:
+  Returns {waitMs, n, code, state (per job, n pairs), next job hashes...}; per job:
     1 completed   3 cancelled (a cancel request won; the result is kept)
     2 this token already finished the job (a retried call); state is the current one
-   -1 lease lost: the token is not the current one; nothing was written
+   -1 lease lost: the token is not the current one; nothing was written for that job
   waitMs > 0 when the next claim was refused by a rate limit (see claim).
-  Events: completed (with the result size), or cancelled; active per next job claimed.
+  Events: completed (with the result size), or cancelled, per job; active per next job claimed.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/claim-batch"
---- @include "includes/metrics"
+--- @include "includes/complete-batch"
 
 local Q = spool_queue()
-local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
-local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'group', 'dk', 'pq', 'w', 'rc')
-if fields[1] ~= token then
-  if fields[2] == token then
-    return {2, fields[4], 0}
-  end
-  return {-1, '', 0}
-end
-
+local FIRST_JOB_KEY, FIRST_JOB_ARG = 18, 8
+local n = tonumber(ARGV[7])
 local now = spool_now()
-local code, state = 1, 'completed'
-if fields[3] then
-  spool_leave_active(Q, jobKey, id, true)
-  redis.call('HSET', jobKey, 'result', ARGV[6])
-  code, state = 3, 'cancelled'
-  spool_cancelled(Q, jobKey, id, now)
-else
-  spool_completed(Q, jobKey, id, token, ARGV[6], now, fields[5], fields[6], fields[7], fields[8], fields[9])
-  spool_metric_completed(Q, now, ARGV[10])
+local reply = {0, n}
+local B = spool_complete_state()
+for i = 0, n - 1 do
+  local a = FIRST_JOB_ARG + i * 4
+  local code, state = spool_complete_one(Q, B, KEYS[FIRST_JOB_KEY + i], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], now)
+  reply[#reply + 1] = code
+  reply[#reply + 1] = state
 end
+spool_complete_flush(Q, B, now)
 
-local reply = {code, state, 0}
-local _, waitMs = spool_claim(Q, tonumber(ARGV[8]), ARGV[7], tonumber(ARGV[9]), now, spool_name_room(11), false, reply)
-reply[3] = waitMs
+local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), now, spool_name_room(FIRST_JOB_ARG + n * 4), false, reply)
+reply[1] = waitMs
 return reply

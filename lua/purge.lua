@@ -46,7 +46,7 @@ for i = 1, #chunk, 2 do
     return {removed, 0, cursor}
   end
   local jobKey = Q.jobPrefix .. id
-  -- One read per job; what spool_release_dedup, spool_drop_job and spool_dead_unindex would each read.
+  -- One read per job; what spool_release_dedup, spool_drop_jobs and spool_dead_unindex would each read.
   local f = redis.call('HMGET', jobKey, 'state', 'name', 'reason', 'dk')
   if not f[1] then
     -- An index entry without its hash: drop the entry.

@@ -36,6 +36,6 @@ if pending > 0 then
 end
 redis.call('ZREM', index, id)
 spool_release_dedup(jobKey, id)
-spool_drop_job(Q, id, state == 'failed')
+spool_drop_jobs(Q, { id }, state == 'failed')
 spool_event(Q, 'removed', 'jobId', id, 'state', state)
 return {1, state, 0}

@@ -1,5 +1,5 @@
 import { clockOf, type ClockTimer } from '../store/clock.js';
-import type { ClaimOutcome, CompleteOutcome, Fetch, JobRecord, Store } from '../store/store.js';
+import type { ClaimOutcome, Fetch, JobRecord, Store } from '../store/store.js';
 import type { NameRoom } from './name-caps.js';
 
 export interface ClaimerOptions {
@@ -48,18 +48,18 @@ export class Claimer {
   }
 
   /**
-   * What a completion claims for the slot it frees (complete-and-claim-next,
-   * one round trip): one job, none when the worker is closing (`open` false)
-   * or the queue looked empty. `nameRoom`: the caps that apply.
+   * What completions claim for the `slots` they free (complete-and-claim-next,
+   * one round trip): a job each, none when the worker is closing (`open`
+   * false) or the queue looked empty. `nameRoom`: the caps that apply.
    */
-  nextFetch(open: boolean, nameRoom: readonly NameRoom[]): Fetch {
-    return { count: open && !this.idle ? 1 : 0, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom };
+  nextFetch(open: boolean, slots: number, nameRoom: readonly NameRoom[]): Fetch {
+    return { count: open && !this.idle ? slots : 0, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom };
   }
 
-  /** The jobs a completion claimed with `fetch` (nextFetch): taken, then the next claim decided as for any claim. */
-  claimedWithCompletion(fetch: Fetch, outcome: CompleteOutcome): void {
+  /** The jobs completions claimed with `fetch` (nextFetch): taken, then the next claim decided as for any claim. */
+  claimedWithCompletion(fetch: Fetch, outcome: { readonly next: JobRecord[]; readonly waitMs: number }): void {
     this.o.onClaimed(outcome.next);
-    if (fetch.count > 0) this.answered({ jobs: outcome.next, waitMs: 'waitMs' in outcome ? outcome.waitMs : 0 }, fetch.count);
+    if (fetch.count > 0) this.answered({ jobs: outcome.next, waitMs: outcome.waitMs }, fetch.count);
   }
 
   /** A capped name's run ended below its cap: its waiting jobs may be claimed again, so the queue is not known empty. */

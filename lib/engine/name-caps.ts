@@ -19,15 +19,16 @@ export class NameCaps {
 
   /**
    * Each capped name with how many more of its jobs a claim may take now
-   * (0: none). `leaving`: the name of a job whose completion carries this
-   * claim; its slot counts as free.
+   * (0: none). `leaving`: the names of the jobs whose completions carry this
+   * claim; their slots count as free.
    */
-  room(leaving?: string): readonly NameRoom[] {
+  room(leaving: readonly string[] = []): readonly NameRoom[] {
     // Runs for every claim and completion: a worker without caps allocates nothing.
     if (this.caps.size === 0) return NO_ROOM;
     const out: NameRoom[] = [];
     for (const [name, cap] of this.caps) {
-      const held = (this.held.get(name) ?? 0) - (name === leaving ? 1 : 0);
+      let held = this.held.get(name) ?? 0;
+      for (const l of leaving) if (l === name) held -= 1;
       out.push([name, Math.max(0, cap - held)]);
     }
     return out;

@@ -39,8 +39,8 @@ export class Slots<Data, Result> {
     return held && held.lease.token === token ? held : undefined;
   }
 
-  /** Capped names and the room a claim has in each; `leaving`: the name of a job whose completion carries the claim. */
-  room(leaving?: string): readonly NameRoom[] {
+  /** Capped names and the room a claim has in each; `leaving`: the names of the jobs whose completions carry the claim. */
+  room(leaving?: readonly string[]): readonly NameRoom[] {
     return this.caps.room(leaving);
   }
 

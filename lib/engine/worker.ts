@@ -14,6 +14,7 @@ import { Slots } from './slots.js';
 import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
+import { WriteBatcher } from './write-batcher.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
@@ -22,6 +23,16 @@ import { logFailure, plural, seconds } from './failure-log.js';
 
 /** Runs one job; what it returns is stored as the job's result (JSON). */
 export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
+
+/** A job whose handler returned, waiting for its completion to be written. */
+interface Finished<Data, Result> {
+  readonly held: HeldJob<Data, Result>;
+  readonly result: string;
+  readonly value: Result;
+}
+
+/** Completion writes a worker keeps out at once; jobs finishing meanwhile join the next one. */
+const COMPLETION_WRITES_IN_FLIGHT = 2;
 
 type Outcome<Result> = { readonly ok: true; readonly value: Result } | { readonly ok: false; readonly error: Error };
 
@@ -45,6 +56,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly upkeep: Upkeep<Data, Result>;
   /** Handlers start one per event-loop turn (see TurnPacer for why). */
   private readonly pacer = new TurnPacer();
+  /** Completions written together while an earlier write is out (group commit). */
+  private readonly completions = new WriteBatcher<Finished<Data, Result>>(COMPLETION_WRITES_IN_FLIGHT, (batch) => this.writeCompletions(batch));
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -185,19 +198,24 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     return this.writeCompletion(held, encoded.json, outcome.value);
   }
 
-  private async writeCompletion(held: HeldJob<Data, Result>, result: string, value: Result): Promise<void> {
-    const { job, lease } = held;
-    // Complete and claim this slot's next job in one call, unless the queue looked empty.
-    const fetch = this.claimer.nextFetch(this.state === 'running', this.slots.room(job.name));
-    const reply = await this.persist(() => this.o.store.complete(this.queueName, lease, result, fetch, held.ranMs));
-    this.freeSlot(held, false);
-    if (reply.status === 'completed' || (reply.status === 'already' && reply.state === 'completed')) {
-      this.safeEmit('completed', job, value);
-    } else if (reply.status === 'cancelled' || reply.status === 'already') {
-      this.safeEmit('cancelled', job);
-    } else {
-      this.report(new LeaseLostError(job.id, 'the result'), 'a job finished after losing its lease');
-    }
+  /** Queued for the next completion write (WriteBatcher): jobs finishing while a write is out go together. */
+  private writeCompletion(held: HeldJob<Data, Result>, result: string, value: Result): Promise<void> {
+    return this.completions.push({ held, result, value });
+  }
+
+  /** Completes a batch and claims its slots' next jobs in one call; each job's token is checked on its own. */
+  private async writeCompletions(batch: readonly Finished<Data, Result>[]): Promise<void> {
+    const fetch = this.claimer.nextFetch(this.state === 'running', batch.length, this.slots.room(batch.map((d) => d.held.job.name)));
+    const completions = batch.map(({ held, result }) => ({ lease: held.lease, result, durationMs: held.ranMs }));
+    const reply = await this.persist(() => this.o.store.completeMany(this.queueName, completions, fetch));
+    batch.forEach(({ held, value }, i) => {
+      this.freeSlot(held, false);
+      const s = reply.statuses[i]!;
+      const { job } = held;
+      if (s.status === 'completed' || (s.status === 'already' && s.state === 'completed')) this.safeEmit('completed', job, value);
+      else if (s.status === 'cancelled' || s.status === 'already') this.safeEmit('cancelled', job);
+      else this.report(new LeaseLostError(job.id, 'the result'), 'a job finished after losing its lease');
+    });
     this.claimer.claimedWithCompletion(fetch, reply);
     this.slotFreed();
   }

@@ -9,7 +9,7 @@ import { grantRedisAccess } from './redis-access.js';
 import { RedisFlows } from './redis-flows.js';
 import * as reads from './redis-reads.js';
 import {
-  decodeAdd, decodeCancel, decodeClaim, decodeComplete, decodeCount, decodeCounts, decodeExtend,
+  decodeAdd, decodeCancel, decodeClaim, decodeComplete, singleCompletion, decodeCount, decodeCounts, decodeExtend,
   decodeFail, decodeFlag, decodeLog, decodePromote, decodeReap,
   decodeRelease, decodeRedrive, decodeRemove, decodeWatch, type RawReply,
 } from './replies.js';
@@ -28,7 +28,7 @@ import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type Re
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
 import { scanQueueNames } from './scan-queues.js';
-import type { EventReader, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
+import type { Completion, CompleteManyOutcome, EventReader, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
 
 export type { RedisConnection } from './command-connection.js';
@@ -156,8 +156,18 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async complete(queue: string, lease: Lease, result: string, fetch: Fetch, durationMs?: number): Promise<CompleteOutcome> {
-    const outcome = decodeComplete(await this.run('complete', queue, completeArgs(lease, result, fetch, durationMs), lease.id));
-    if (lease.child && (outcome.status === 'completed' || outcome.status === 'cancelled')) await this.flows.tellParent(queue, lease.id);
+    return singleCompletion(await this.completeMany(queue, [{ lease, result, durationMs }], fetch));
+  }
+
+  async completeMany(queue: string, completions: readonly Completion[], fetch: Fetch): Promise<CompleteManyOutcome> {
+    const k = this.keysOf(queue);
+    const jobKeys = completions.map((c) => k.job(c.lease.id));
+    const outcome = decodeComplete(await this.run('complete', queue, completeArgs(completions, fetch), undefined, jobKeys));
+    for (let i = 0; i < completions.length; i++) {
+      const { lease } = completions[i]!;
+      const { status } = outcome.statuses[i]!;
+      if (lease.child && (status === 'completed' || status === 'cancelled')) await this.flows.tellParent(queue, lease.id);
+    }
     return outcome;
   }
 

@@ -8,6 +8,8 @@ import type {
   ClaimOutcome,
   CancelOutcome,
   CompleteOutcome,
+  CompleteManyOutcome,
+  CompletionStatus,
   ExtendOutcome,
   FailOutcome,
   DeliverOutcome,
@@ -138,13 +140,32 @@ export function decodeClaim(reply: RawReply): ClaimOutcome {
   return { waitMs: int('claim', r[0]), jobs: decodeClaimed('claim', r.slice(1)) };
 }
 
-export function decodeComplete(reply: RawReply): CompleteOutcome {
+const COMPLETED: CompletionStatus = { status: 'completed' };
+const CANCELLED: CompletionStatus = { status: 'cancelled' };
+const LOST: CompletionStatus = { status: 'lost' };
+
+/** complete: {waitMs, n, code, state per job, next job hashes...}. */
+export function decodeComplete(reply: RawReply): CompleteManyOutcome {
   const r = list('complete', reply);
-  const code = int('complete', r[0]);
-  if (code === -1) return { status: 'lost', next: [] };
-  if (code === 2) return { status: 'already', state: state('complete', str(r[1])), next: [] };
-  const next = decodeClaimed('complete', r.slice(3));
-  return { status: code === 3 ? 'cancelled' : 'completed', next, waitMs: int('complete', r[2]) };
+  const n = int('complete', r[1]);
+  const statuses: CompletionStatus[] = [];
+  for (let i = 0; i < n; i++) {
+    const code = int('complete', r[2 + 2 * i]);
+    if (code === 1) statuses.push(COMPLETED);
+    else if (code === 3) statuses.push(CANCELLED);
+    else if (code === 2) statuses.push({ status: 'already', state: state('complete', str(r[3 + 2 * i])) });
+    else statuses.push(LOST);
+  }
+  return { statuses, next: decodeClaimed('complete', r.slice(2 + 2 * n)), waitMs: int('complete', r[0]) };
+}
+
+/** complete() of one job: its status with the claim's outcome. */
+export function singleCompletion(outcome: CompleteManyOutcome): CompleteOutcome {
+  const s = outcome.statuses[0] ?? LOST;
+  const { next, waitMs } = outcome;
+  if (s.status === 'completed' || s.status === 'cancelled') return { status: s.status, next, waitMs };
+  if (s.status === 'already') return { status: 'already', state: s.state, next };
+  return { status: 'lost', next };
 }
 
 export function decodeFail(reply: RawReply): FailOutcome {

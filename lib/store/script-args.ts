@@ -1,5 +1,5 @@
 import { encodeChildRef, encodeRate } from './replies.js';
-import { KEEP_ALL, type Fetch, type GroupLimits, type Lease, type NewFlowNode, type NewJob, type QueueLimits } from './store.js';
+import { KEEP_ALL, type Completion, type Fetch, type GroupLimits, type Lease, type NewFlowNode, type NewJob, type QueueLimits } from './store.js';
 
 /**
  * The ARGV of each script, built in one place in the order its header lists
@@ -22,8 +22,11 @@ export function claimArgs(fetch: Fetch): (string | number)[] {
   return roomArgs(fetch, [...fetchArgs(fetch), fetch.woken ? 1 : 0]);
 }
 
-export function completeArgs(lease: Lease, result: string, fetch: Fetch, durationMs?: number): (string | number)[] {
-  return roomArgs(fetch, [lease.id, lease.token, result, ...fetchArgs(fetch), durationMs ?? '']);
+/** complete: the claim's worker id, count and lease ms, the job count, four arguments per job, then name/room pairs. */
+export function completeArgs(completions: readonly Completion[], fetch: Fetch): (string | number)[] {
+  const args: (string | number)[] = [fetch.workerId, fetch.count, fetch.lockMs, completions.length];
+  for (const c of completions) args.push(c.lease.id, c.lease.token, c.result, c.durationMs ?? '');
+  return roomArgs(fetch, args);
 }
 
 /** add: the job count, then five arguments per job. */

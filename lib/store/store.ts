@@ -4,6 +4,8 @@ import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import type { Clock } from './clock.js';
 import type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuery, PurgeStep, RedriveManyOutcome, StoredEvent, StreamInfo, EventReader } from './operations.js';
 export type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuery, PurgeStep, RedriveManyOutcome, StoredEvent, StreamInfo, EventReader } from './operations.js';
+import type { Completion, CompleteManyOutcome } from './completion.js';
+export type { Completion, CompletionStatus, CompleteManyOutcome } from './completion.js';
 
 /**
  * Where a job is. A job id is in exactly one of these indexes at a time.
@@ -273,6 +275,12 @@ export interface Store {
   claim(queue: string, fetch: Fetch): Promise<ClaimOutcome>;
   /** `durationMs`: how long the handler ran, counted in the queue's per-minute duration buckets (getMetrics). */
   complete(queue: string, lease: Lease, result: string, fetch: Fetch, durationMs?: number): Promise<CompleteOutcome>;
+  /**
+   * Several completions in one call (a worker's jobs that finished while its
+   * previous write was in flight), each checked against its own lease token,
+   * then a claim of `fetch.count` next jobs. complete() is the one-job case.
+   */
+  completeMany(queue: string, completions: readonly Completion[], fetch: Fetch): Promise<CompleteManyOutcome>;
   fail(queue: string, lease: Lease, failure: Failure): Promise<FailOutcome>;
   /** Back to delayed for `retryAfter` ms without spending the attempt; the queue starts nothing until then. */
   throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome>;

@@ -1,8 +1,9 @@
-import type { AddBatchOutcome, AddOutcome, CancelOutcome, ExtendOutcome, Failure, FailOutcome, Lease, PromoteOutcome, ReapOutcome, ReleaseOutcome } from '../store/store.js';
+import type { AddBatchOutcome, AddOutcome, CancelOutcome, CompletionStatus, ExtendOutcome, Failure, FailOutcome, Lease, PromoteOutcome, ReapOutcome, ReleaseOutcome } from '../store/store.js';
 import {
   announceDelayed,
   cancelled,
   deadLetter,
+  finish,
   leaveActive,
   parkedCount,
   place,
@@ -104,6 +105,22 @@ export function held(ctx: Ctx, lease: Lease): { job: MemJob } | { already: MemJo
   if (job && job.token === lease.token) return { job };
   if (job && job.finishedToken === lease.token) return { already: job };
   return null;
+}
+
+/** One job of complete.lua (includes/complete-batch): completed, or cancelled when a cancel request won. */
+export function completeJob(ctx: Ctx, lease: Lease, result: string): CompletionStatus {
+  const h = held(ctx, lease);
+  if (!h) return { status: 'lost' };
+  if ('already' in h) return { status: 'already', state: h.already.state };
+  const { job } = h;
+  job.result = result;
+  leaveActive(ctx, job, true);
+  if (job.cancel) {
+    cancelled(ctx, job);
+    return { status: 'cancelled' };
+  }
+  finish(ctx, job, ctx.q.completed, 'completed', job.rc);
+  return { status: 'completed' };
 }
 
 /** fail.lua: retry (delayed or waiting) or dead-letter; a pending cancel wins. */

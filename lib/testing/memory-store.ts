@@ -7,7 +7,7 @@ import { decodeFlowNode, decodeNewJob } from './memory-adapter.js';
 import { claimJobs } from './memory-claim.js';
 import { MemoryClock, type ClockMode } from './memory-clock.js';
 import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
-import { addJobs, appendLog, cancelJob, extendLeases, failJob, held, promoteDue, reapExpired, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
+import { addJobs, appendLog, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
 import { cancelled, finish, leaveActive, type Ctx, type Signals } from './memory-moves.js';
 import { MemoryNotify } from './memory-notify.js';
@@ -143,24 +143,23 @@ export class MemoryStore implements S.Store {
     return outcome;
   }
 
-  complete(queue: string, lease: S.Lease, result: string, fetch: S.Fetch): Promise<S.CompleteOutcome> {
-    return this.run('complete', queue, (ctx): S.CompleteOutcome => {
-      const h = held(ctx, lease);
-      if (!h) return { status: 'lost', next: [] };
-      if ('already' in h) return { status: 'already', state: h.already.state, next: [] };
-      const { job } = h;
-      job.result = result;
-      let status: 'completed' | 'cancelled' = 'completed';
-      leaveActive(ctx, job, true);
-      if (job.cancel) {
-        status = 'cancelled';
-        cancelled(ctx, job);
-      } else {
-        finish(ctx, job, ctx.q.completed, 'completed', job.rc);
-      }
-      this.settledAll(queue, lease.id, status);
+  async complete(queue: string, lease: S.Lease, result: string, fetch: S.Fetch): Promise<S.CompleteOutcome> {
+    const outcome = await this.completeMany(queue, [{ lease, result }], fetch);
+    const s = outcome.statuses[0]!;
+    const { next, waitMs } = outcome;
+    if (s.status === 'completed' || s.status === 'cancelled') return { status: s.status, next, waitMs };
+    return s.status === 'already' ? { status: 'already', state: s.state, next } : { status: 'lost', next };
+  }
+
+  completeMany(queue: string, completions: readonly S.Completion[], fetch: S.Fetch): Promise<S.CompleteManyOutcome> {
+    return this.run('complete', queue, (ctx): S.CompleteManyOutcome => {
+      const statuses = completions.map(({ lease, result }) => {
+        const s = completeJob(ctx, lease, result);
+        if (s.status === 'completed' || s.status === 'cancelled') this.settledAll(queue, lease.id, s.status);
+        return s;
+      });
       const next = this.claimIn(ctx, fetch);
-      return { status, next: next.jobs, waitMs: next.waitMs };
+      return { statuses, next: next.jobs, waitMs: next.waitMs };
     });
   }
 

@@ -66,31 +66,3 @@ local function spool_cancelled(Q, jobKey, id, now)
   spool_event(Q, 'cancelled', 'jobId', id)
   return spool_finish(Q, jobKey, id, Q.cancelled, 'cancelled', now, 'rf')
 end
-
---[[
-  Completion by the lease holder, the hot path: the same steps as
-  spool_leave_active + spool_finish, with the fields those read (group, dk,
-  pq, w, rc from one HMGET; false when absent) fetched by the caller and
-  every field write in one HSET.
-]]
-local function spool_completed(Q, jobKey, id, token, result, now, group, dk, pq, w, rc)
-  redis.call('ZREM', Q.active, id)
-  redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', now)
-  redis.call('HDEL', jobKey, 'token')
-  if group and spool_group_released(Q, group) then
-    spool_wake(Q, 1)
-  end
-  redis.call('ZADD', Q.completed, now, id)
-  spool_event(Q, 'completed', 'jobId', id, 'size', #result)
-  if dk and redis.call('GET', dk) == id then
-    redis.call('DEL', dk)
-  end
-  if pq then
-    spool_post_parent(Q, jobKey, id, 'completed')
-  end
-  if w then
-    redis.call('PUBLISH', string.sub(Q.sched, 1, -6) .. 'done', Q.name .. '\n' .. id .. '\ncompleted')
-  end
-  return spool_retain(Q, Q.completed, jobKey, id, rc or '-1,-1', now)
-end
-

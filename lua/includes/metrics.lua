@@ -15,7 +15,8 @@
     ms  sum of the measured durations, ms
     f   failed attempts (retried or dead)   d   dead-lettered
     r   retries scheduled                   s   stalled (reaped)
-  Cost on the hot path (complete): two HINCRBY.
+  Cost on the hot path (complete): two HINCRBY per call, whatever the
+  number of jobs it completes (includes/complete-batch adds them up first).
 ]]
 
 local SPOOL_METRICS_TTL = 3720
@@ -25,11 +26,15 @@ local function spool_metrics_key(Q, now)
   return string.sub(Q.meta, 1, -5) .. 'metrics:' .. math.floor(now / 60000)
 end
 
--- +1 on `field` of this minute; the first write of a field sets the minute's expiry.
-local function spool_metric_count(key, field)
-  if redis.call('HINCRBY', key, field, 1) == 1 then
+-- +n on `field` of this minute; the first write of a field sets the minute's expiry.
+local function spool_metric_add(key, field, n)
+  if redis.call('HINCRBY', key, field, n) == n then
     redis.call('EXPIRE', key, SPOOL_METRICS_TTL)
   end
+end
+
+local function spool_metric_count(key, field)
+  spool_metric_add(key, field, 1)
 end
 
 -- The duration bucket of `ms`: the smallest k with ms <= 2^k, capped at SPOOL_DURATION_TOP.
@@ -43,19 +48,6 @@ local function spool_duration_bucket(ms)
     return SPOOL_DURATION_TOP
   end
   return e
-end
-
--- complete: one job completed after its handler ran `duration` ms ('' or negative: not measured).
-local function spool_metric_completed(Q, now, duration)
-  local key = spool_metrics_key(Q, now)
-  local ms = tonumber(duration)
-  if ms and ms >= 0 then
-    ms = math.ceil(ms)
-    spool_metric_count(key, 'h' .. spool_duration_bucket(ms))
-    redis.call('HINCRBY', key, 'ms', ms)
-  else
-    spool_metric_count(key, 'hn')
-  end
 end
 
 -- fail: an attempt failed; delay >= 0 schedules a retry, < 0 dead-letters.

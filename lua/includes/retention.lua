@@ -5,18 +5,56 @@
   bounded per call (at most 100 old jobs) so one completion never turns into a
   long scan; the next completions finish the job.
   The finished job must already be in indexKey (score = finishedAt).
+  The dropped jobs' keys (hash, log, flow bookkeeping) go in one DEL.
 ]]
 --- @include "includes/flow"
 --- @include "includes/dead"
 
--- dead: the job is a dead letter, which leaves the name/reason indexes with its hash (includes/dead).
-local function spool_drop_job(Q, id, dead)
-  if dead then
-    spool_dead_unindex(Q, Q.jobPrefix .. id, id)
+-- dead: the jobs are dead letters, which leave the name/reason indexes with their hashes (includes/dead).
+local function spool_drop_jobs(Q, ids, dead)
+  local keys = {}
+  for i = 1, #ids do
+    local id = ids[i]
+    if dead then
+      spool_dead_unindex(Q, Q.jobPrefix .. id, id)
+    end
+    -- A dropped parent takes its children bookkeeping with it (includes/flow).
+    keys[#keys + 1] = Q.jobPrefix .. id
+    keys[#keys + 1] = Q.logPrefix .. id
+    keys[#keys + 1] = spool_deps(Q, id)
+    keys[#keys + 1] = spool_kid_results(Q, id)
+    keys[#keys + 1] = spool_kid_failures(Q, id)
   end
-  redis.call('DEL', Q.jobPrefix .. id, Q.logPrefix .. id)
-  -- A dropped parent takes its children bookkeeping with it.
-  spool_drop_flow(Q, id)
+  if #keys > 0 then
+    redis.call('DEL', unpack(keys))
+  end
+end
+
+-- Trims indexKey to the spec's count and age (count 0 is the caller's: the job never stays).
+local function spool_trim(Q, indexKey, spec, now)
+  local comma = string.find(spec, ',', 1, true)
+  local count = tonumber(string.sub(spec, 1, comma - 1))
+  local age = tonumber(string.sub(spec, comma + 1))
+  local dead = indexKey == Q.failed
+  if count > 0 then
+    local excess = redis.call('ZCARD', indexKey) - count
+    if excess > 0 then
+      if excess > 100 then excess = 100 end
+      local old = redis.call('ZPOPMIN', indexKey, excess)
+      local ids = {}
+      for i = 1, #old, 2 do
+        ids[#ids + 1] = old[i]
+      end
+      spool_drop_jobs(Q, ids, dead)
+    end
+  end
+  if age >= 0 then
+    local old = redis.call('ZRANGE', indexKey, '-inf', '(' .. (now - age), 'BYSCORE', 'LIMIT', 0, 100)
+    if #old > 0 then
+      redis.call('ZREM', indexKey, unpack(old))
+      spool_drop_jobs(Q, old, dead)
+    end
+  end
 end
 
 -- Returns true when the finished job itself was removed.
@@ -25,30 +63,11 @@ local function spool_retain(Q, indexKey, jobKey, id, spec, now)
     -- Keep everything (removeOnComplete/removeOnFail: false): nothing to trim, the job stays.
     return false
   end
-  local comma = string.find(spec, ',', 1, true)
-  local count = tonumber(string.sub(spec, 1, comma - 1))
-  local age = tonumber(string.sub(spec, comma + 1))
-  if count == 0 then
+  if string.sub(spec, 1, 2) == '0,' then
     redis.call('ZREM', indexKey, id)
-    spool_drop_job(Q, id, indexKey == Q.failed)
+    spool_drop_jobs(Q, { id }, indexKey == Q.failed)
     return true
   end
-  if count > 0 then
-    local excess = redis.call('ZCARD', indexKey) - count
-    if excess > 0 then
-      if excess > 100 then excess = 100 end
-      local old = redis.call('ZPOPMIN', indexKey, excess)
-      for i = 1, #old, 2 do
-        spool_drop_job(Q, old[i], indexKey == Q.failed)
-      end
-    end
-  end
-  if age >= 0 then
-    local old = redis.call('ZRANGE', indexKey, '-inf', '(' .. (now - age), 'BYSCORE', 'LIMIT', 0, 100)
-    for i = 1, #old do
-      redis.call('ZREM', indexKey, old[i])
-      spool_drop_job(Q, old[i], indexKey == Q.failed)
-    end
-  end
+  spool_trim(Q, indexKey, spec, now)
   return redis.call('EXISTS', jobKey) == 0
 end

@@ -84,15 +84,16 @@ describe('Lua scripts and their descriptors', () => {
     const fetch = { workerId: 'W', count: 7, lockMs: 9000, woken: true, nameRoom: [['mail', 2]] as const };
     const at = (argv: readonly string[], label: string) => argv.indexOf(label);
     const claim = claimArgs(fetch);
-    const complete = completeArgs({ id: 'J', token: 'T' }, 'R', fetch);
-    for (const [args, d] of [[claim, SCRIPTS.claim], [complete, SCRIPTS.complete]] as const) {
+    const complete = completeArgs([{ lease: { id: 'J', token: 'T' }, result: 'R', durationMs: 3 }, { lease: { id: 'K', token: 'U' }, result: 'S' }], fetch);
+    for (const [args, d, perJob] of [[claim, SCRIPTS.claim, 0], [complete, SCRIPTS.complete, 8]] as const) {
       expect(args[at(d.argv, 'worker id')]).toBe('W');
       expect(args[at(d.argv, 'count')]).toBe(7);
       expect(args[at(d.argv, 'lease duration ms')]).toBe(9000);
-      expect(args.slice(d.argv.length)).toEqual(['mail', 2]);
+      expect(args.slice(d.argv.length + perJob)).toEqual(['mail', 2]);
     }
     expect(claim[at(SCRIPTS.claim.argv, 'woken')]).toBe(1);
-    expect(complete.slice(0, 3)).toEqual(['J', 'T', 'R']);
+    expect(complete[at(SCRIPTS.complete.argv, 'number of jobs')]).toBe(2);
+    expect(complete.slice(SCRIPTS.complete.argv.length, SCRIPTS.complete.argv.length + 8)).toEqual(['J', 'T', 'R', 3, 'K', 'U', 'S', '']);
     expect(at(SCRIPTS.complete.argv, 'worker id') - at(SCRIPTS.claim.argv, 'worker id')).toBe(at(SCRIPTS.complete.argv, 'lease duration ms') - at(SCRIPTS.claim.argv, 'lease duration ms'));
   });
 

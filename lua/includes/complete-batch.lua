@@ -1,0 +1,103 @@
+--[[
+  complete-batch: active -> completed for several jobs in one call, each
+  checked against its own lease token.
+
+  Per job the cost is one HMGET (token, and the fields the rare paths
+  need), one HSET, one HDEL and its event; the index writes (ZREM active,
+  ZADD completed), the metrics counters and the retention trim are paid
+  once per call for the whole batch (see spool_complete_flush).
+  B (from spool_complete_state) collects them while the jobs are checked.
+]]
+--- @include "includes/finish"
+--- @include "includes/metrics"
+
+local function spool_complete_state()
+  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, ms = 0 }
+end
+
+-- One job's duration into the batch's metric counters (see includes/metrics).
+local function spool_complete_metric(B, duration)
+  local ms = tonumber(duration)
+  local field = 'hn'
+  if ms and ms >= 0 then
+    ms = math.ceil(ms)
+    field = 'h' .. spool_duration_bucket(ms)
+    B.ms = B.ms + ms
+  end
+  B.buckets[field] = (B.buckets[field] or 0) + 1
+end
+
+--[[
+  One job under its lease token: returns code, state (the per-job entry of
+  the reply). 1 completed, 3 cancelled, 2 already finished by this token
+  (a retried call), -1 lease lost (nothing written).
+]]
+local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now)
+  local f = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'group', 'dk', 'pq', 'w', 'rc')
+  if f[1] ~= token then
+    if f[2] == token then
+      return 2, f[4] or ''
+    end
+    return -1, ''
+  end
+  if f[3] then
+    spool_leave_active(Q, jobKey, id, true)
+    redis.call('HSET', jobKey, 'result', result)
+    spool_cancelled(Q, jobKey, id, now)
+    return 3, 'cancelled'
+  end
+  local group, dk, pq, w, rc = f[5], f[6], f[7], f[8], f[9] or '-1,-1'
+  B.done[#B.done + 1] = id
+  redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', now)
+  redis.call('HDEL', jobKey, 'token')
+  if group and spool_group_released(Q, group) then
+    spool_wake(Q, 1)
+  end
+  spool_event(Q, 'completed', 'jobId', id, 'size', #result)
+  if dk and redis.call('GET', dk) == id then
+    redis.call('DEL', dk)
+  end
+  if pq then
+    spool_post_parent(Q, jobKey, id, 'completed')
+  end
+  if w then
+    redis.call('PUBLISH', string.sub(Q.sched, 1, -6) .. 'done', Q.name .. '\n' .. id .. '\ncompleted')
+  end
+  spool_complete_metric(B, duration)
+  if string.sub(rc, 1, 2) == '0,' then
+    -- removeOnComplete: true: the job goes at once and never enters the completed index.
+    B.removed[#B.removed + 1] = id
+  else
+    B.kept[#B.kept + 1] = now
+    B.kept[#B.kept + 1] = id
+    if rc ~= '-1,-1' and not B.specs[rc] then
+      B.specs[rc] = true
+      B.specOrder[#B.specOrder + 1] = rc
+    end
+  end
+  return 1, 'completed'
+end
+
+-- The batch's index writes, metrics and retention, once per call.
+local function spool_complete_flush(Q, B, now)
+  if #B.done == 0 then
+    return
+  end
+  redis.call('ZREM', Q.active, unpack(B.done))
+  if #B.kept > 0 then
+    redis.call('ZADD', Q.completed, unpack(B.kept))
+  end
+  if #B.removed > 0 then
+    spool_drop_jobs(Q, B.removed, false)
+  end
+  local key = spool_metrics_key(Q, now)
+  for field, n in pairs(B.buckets) do
+    spool_metric_add(key, field, n)
+  end
+  if B.ms > 0 then
+    redis.call('HINCRBY', key, 'ms', B.ms)
+  end
+  for i = 1, #B.specOrder do
+    spool_trim(Q, Q.completed, B.specOrder[i], now)
+  end
+end
