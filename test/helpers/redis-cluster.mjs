@@ -248,6 +248,10 @@ export class RedisCluster {
       const live = rows.filter((r) => r.link === 'connected' && !r.flags.includes('fail') && !r.flags.includes('fail?'));
       const expected = running.length;
       if (live.length < expected) return `port ${node.port} sees ${live.length} of ${expected} nodes connected`;
+      // Gossip spreads the replica roles after `--cluster create` returns: wait until every node sees all of them.
+      const replicas = live.filter((r) => r.flags.includes('slave')).length;
+      const expectedReplicas = running.length - live.filter((r) => r.flags.includes('master') && r.slots.length > 0).length;
+      if (replicas !== expectedReplicas) return `port ${node.port} sees ${replicas} of ${expectedReplicas} replicas`;
       const me = rows.find((r) => r.flags.includes('myself'));
       if (me?.flags.includes('slave')) {
         const replication = bulk(await rawCommand(node.port, ['INFO', 'replication']));
