@@ -28,6 +28,7 @@ import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type Re
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
 import { scanQueueNames } from './scan-queues.js';
+import { ReplicaWait } from './replication.js';
 import type { EventReader, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
 
@@ -74,7 +75,10 @@ export class RedisStore implements Store, AsyncDisposable {
     const logger = config.logger ?? stderrLogger;
     this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
     this.channels = channels(prefix);
-    this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: config.transientRetryMs });
+    this.runner = new ScriptRunner(() => this.command('script'), {
+      transientRetryMs: config.transientRetryMs,
+      ...(config.durability === 'replicated' && { replicaWait: new ReplicaWait(config.replicationTimeoutMs, logger) }),
+    });
     this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage);
     this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
     grantRedisAccess(this, { command: (what) => this.command(what), keysOf: (queue) => this.keysOf(queue), flows: this.flows });
@@ -349,6 +353,6 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   listQueues(): Promise<string[]> {
-    return scanQueueNames(this.call('listQueues'), this.prefix);
+    return scanQueueNames(this.command('listQueues'), this.prefix);
   }
 }

@@ -1,0 +1,25 @@
+import { RedisCluster } from '../helpers/redis-cluster.mjs';
+import { useClusterStores } from '../helpers/store.js';
+// The flow specs (crash cases included) and the operations specs again, every
+// harness store on a 3-master Redis Cluster started once for the file: the
+// queues of a flow land on different masters and talk through their outboxes.
+import '../flows/tree.spec.js';
+import '../flows/add-crash.spec.js';
+import '../flows/cancel.spec.js';
+import '../flows/concurrent.spec.js';
+import '../flows/crash.spec.js';
+import '../flows/policies.spec.js';
+import '../flows/redrive.spec.js';
+import '../flows/register-queue.spec.js';
+import '../flows/wait.spec.js';
+import '../ops/count-jobs.spec.js';
+import '../ops/dead-letters.spec.js';
+
+let cluster: RedisCluster | undefined;
+beforeAll(async () => {
+  cluster = await RedisCluster.start({ replicasPerMaster: 0 });
+  useClusterStores(() => cluster!.rootNodes);
+}, 60_000);
+afterAll(async () => {
+  await cluster?.stop();
+});

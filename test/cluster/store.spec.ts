@@ -1,0 +1,109 @@
+import { createCluster } from 'redis';
+import { Queue, RedisStore, Worker } from '../../lib/index.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { keySlot, RedisCluster } from '../helpers/redis-cluster.mjs';
+import { silentLogger, uniquePrefix } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+// RedisStore on a 3-master cluster (no replicas: failover is failover.spec.ts):
+// the connection forms, scripts on every master, routing by the queue's tag,
+// queues on every master listed, verify() and counts.
+describe('RedisStore on Redis Cluster', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await RedisCluster.start({ replicasPerMaster: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  /** Queue names whose hash tags land on each of the 3 masters. */
+  async function queuesOnEveryMaster(prefix: string, perMaster = 1): Promise<string[]> {
+    const masters = await cluster.masters();
+    const byPort = new Map<number, string[]>(masters.map((m) => [m.port, []]));
+    for (let i = 0; [...byPort.values()].some((names) => names.length < perMaster); i++) {
+      const name = `q${i}`;
+      const owner = await cluster.masterFor(`{${prefix}:${name}}`);
+      const names = byPort.get(owner.port)!;
+      if (names.length < perMaster) names.push(name);
+    }
+    return [...byPort.values()].flat();
+  }
+
+  it('runs jobs of queues on every master, lists them all, counts and verifies them', async () => {
+    const prefix = uniquePrefix('c');
+    const store = new RedisStore({ cluster: { rootNodes: cluster.rootNodes }, prefix, logger: silentLogger });
+    await store.connect();
+    try {
+      const names = await queuesOnEveryMaster(prefix);
+      const ports = new Set(await Promise.all(names.map(async (n) => (await cluster.masterFor(keySlot(`{${prefix}:${n}}`))).port)));
+      expect(ports.size).toBe(3);
+      const done: string[] = [];
+      const workers = names.map((name) => new Worker(name, async (job) => void done.push(`${name}/${job.id}`), { store, concurrency: 2 }));
+      for (const name of names) {
+        const queue = new Queue(name, { store });
+        await queue.addBulk(Array.from({ length: 5 }, (_, i) => ({ name: 'w', data: { i }, opts: { jobId: `j${i}` } })));
+      }
+      await waitFor(() => done.length === 15, { timeout: 10_000, message: '15 jobs done on 3 masters' });
+      await Promise.all(workers.map((w) => w.close()));
+      for (const name of names) {
+        const queue = new Queue(name, { store });
+        expect((await queue.getCounts()).completed).toBe(5);
+        expect(await queue.verify()).toEqual([]);
+      }
+      expect(await store.listQueues()).toEqual([...names].sort());
+      expect(await store.ping()).toBeGreaterThanOrEqual(0);
+    } finally {
+      await store.disconnect();
+    }
+  });
+
+  it('loads every script on every master; a master that lost them loads them again on first use', async () => {
+    const prefix = uniquePrefix('s');
+    const store = new RedisStore({ cluster: { rootNodes: cluster.rootNodes }, prefix, logger: silentLogger });
+    await store.connect();
+    try {
+      const probe = createCluster({ rootNodes: cluster.rootNodes });
+      await probe.connect();
+      const [name] = await queuesOnEveryMaster(prefix);
+      const queue = new Queue(name!, { store });
+      await queue.add('w', {}, { jobId: 'first' });
+      const sha = await firstScriptSha(store, name!);
+      for (const master of await cluster.masters()) {
+        const client = await probe.nodeClient(probe.masters.find((m) => m.port === master.port)!);
+        expect(await client.sendCommand(['SCRIPT', 'EXISTS', sha])).toEqual([1]);
+        await client.sendCommand(['SCRIPT', 'FLUSH']);
+      }
+      await probe.close();
+      await queue.add('w', {}, { jobId: 'after-flush' });
+      expect((await queue.getJob('after-flush'))?.state).toBe('waiting');
+    } finally {
+      await store.disconnect();
+    }
+  });
+
+  it('takes a node-redis cluster client you pass in, and leaves it open', async () => {
+    const client = createCluster({ rootNodes: cluster.rootNodes, commandOptions: { timeout: 0 } });
+    await client.connect();
+    const prefix = uniquePrefix('p');
+    const store = new RedisStore({ client, prefix, logger: silentLogger });
+    await store.connect();
+    const queue = new Queue('passed', { store });
+    await queue.add('w', { ok: true }, { jobId: 'one' });
+    expect((await queue.getJob('one'))?.data).toEqual({ ok: true });
+    const k = keysOf(store, 'passed');
+    expect(await commandOf(store).sendCommand(['HGET', k.job('one'), 'state'])).toBe('waiting');
+    await store.disconnect();
+    expect(client.isOpen).toBe(true);
+    expect(await client.get(k.job('none'))).toBeNull();
+    await client.close();
+  });
+});
+
+/** The SHA1 of the add script, as the store sends it. */
+async function firstScriptSha(store: RedisStore, queue: string): Promise<string> {
+  const { loadScript } = await import('../../lib/store/script-loader.js');
+  void store;
+  void queue;
+  return loadScript('add').sha;
+}
