@@ -25,8 +25,8 @@ export class SpoolConnections implements OnApplicationShutdown {
     const stores = new Map<string, RedisStore>();
     try {
       for (const [name, c] of entries) {
-        const { waitForRedis, url, client, ...rest } = c;
-        const store = new RedisStore({ ...(client ? { client } : { url: url! }), ...rest, logger });
+        const { waitForRedis, url, client, cluster, ...rest } = c;
+        const store = new RedisStore({ ...(client ? { client } : cluster ? { cluster } : { url: url! }), ...rest, logger });
         stores.set(name, store);
         await (waitForRedis ? connectWaiting(store, name, logger) : store.connect());
       }

@@ -9,18 +9,27 @@ export type SpoolClusterOptions = RedisClusterOptions;
 
 type Listener = (...args: never[]) => void;
 
-/** The parts of a node-redis cluster client (`createCluster()`) that Spool uses, structurally. */
+/**
+ * A node-redis cluster client (`createCluster()`), as far as telling it from a
+ * single-node client goes; any `createCluster()` client fits, whatever its
+ * modules, scripts or RESP version.
+ */
 export interface ClusterClientLike {
+  readonly masters: readonly object[];
+  nodeClient(node: never): Promise<unknown>;
+  getNodeClientForKey(key: string): Promise<unknown>;
+}
+
+/** The parts of a node-redis cluster client that the adapter uses. */
+interface ClusterInternals extends ClusterClientLike {
   readonly isOpen: boolean;
   readonly isReady: boolean;
   readonly masters: readonly object[];
   connect(): Promise<unknown>;
   close(): Promise<unknown>;
   destroy(): void;
-  duplicate(): ClusterClientLike;
+  duplicate(): ClusterInternals;
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
-  nodeClient(node: never): Promise<unknown>;
-  getNodeClientForKey(key: string): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
   unsubscribe(channel: string, listener?: (message: string, channel: string) => unknown): Promise<unknown>;
   on(event: string, listener: Listener): unknown;
@@ -53,7 +62,7 @@ export function createSpoolCluster(options: SpoolClusterOptions): ClusterClient 
     },
     commandOptions: { timeout: 0, ...options.commandOptions },
   });
-  return new ClusterClient(cluster as unknown as ClusterClientLike);
+  return new ClusterClient(cluster);
 }
 
 const SCRIPT_COMMANDS = new Set(['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO']);
@@ -100,7 +109,11 @@ export class ClusterClient implements RedisClientLike {
   /** The adapters of listeners passed to on(), so off() can remove them. */
   private readonly listeners = new Map<Listener, { event: string; listener: Listener }[]>();
 
-  constructor(readonly cluster: ClusterClientLike) {}
+  private readonly cluster: ClusterInternals;
+
+  constructor(cluster: ClusterClientLike) {
+    this.cluster = cluster as ClusterInternals;
+  }
 
   get isOpen(): boolean {
     return this.cluster.isOpen;
