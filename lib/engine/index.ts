@@ -84,6 +84,9 @@ export {
 export { RedisStore } from '../store/redis-store.js';
 export type { RedisConnection, RedisStoreConfig, RedisStoreOptions, ConnectOptions } from '../store/redis-store.js';
 export type { RedisClientLike } from '../store/redis-client.js';
+export type { Durability } from '../store/store-options.js';
+export type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
+export { ReplicationTimeoutError } from '../store/replication.js';
 export {
   StoreError,
   StoreNotConnectedError,

@@ -93,7 +93,7 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
   const hasClient = merged.client !== undefined;
   const hasCluster = merged.cluster !== undefined;
   if ([hasUrl, hasClient, hasCluster].filter(Boolean).length > 1) {
-    throw new InvalidArgumentError('RedisStore connection', `has ${['url', 'client', 'cluster'].filter((k) => merged[k] !== undefined).join(' and ')}`, 'pass one of them');
+    throw new InvalidArgumentError('RedisStore connection', `has both ${['url', 'client', 'cluster'].filter((k) => merged[k] !== undefined).join(' and ')}`, 'pass one of them');
   }
   if (hasCluster) assertClusterOptions(merged.cluster);
   if (!hasClient && !hasCluster && typeof merged.url !== 'string') {
