@@ -14,6 +14,8 @@ import '../flows/register-queue.spec.js';
 import '../flows/wait.spec.js';
 import '../ops/count-jobs.spec.js';
 import '../ops/dead-letters.spec.js';
+import '../throughput/groups.spec.js';
+import '../throughput/backpressure.spec.js';
 
 let cluster: RedisCluster | undefined;
 beforeAll(async () => {

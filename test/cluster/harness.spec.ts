@@ -1,9 +1,8 @@
 import { createClient, createCluster } from 'redis';
 import { keySlot, RedisCluster } from '../helpers/redis-cluster.mjs';
-import { waitFor } from '../helpers/wait-for.js';
 
 // The cluster harness itself: 3 masters + 3 replicas on free ports, every slot
-// served, a killed master replaced by its replica, every process stopped.
+// served, every process stopped (kill, failover and restart: failover.spec.ts).
 describe('test harness: local Redis Cluster', () => {
   let cluster: RedisCluster;
   beforeAll(async () => {
@@ -42,37 +41,6 @@ describe('test harness: local Redis Cluster', () => {
       await client.close();
     }
   });
-
-  it('replaces a killed master with its replica; the cluster client goes on', async () => {
-    const client = createCluster({ rootNodes: cluster.rootNodes });
-    client.on('error', () => undefined);
-    await client.connect();
-    try {
-      await client.set('{failover}:k', 'before');
-      const old = await cluster.masterFor('{failover}');
-      const pid = old.pid!;
-      await cluster.kill(old);
-      expect(old.running).toBe(false);
-      expect(() => process.kill(pid, 0)).toThrow();
-      const promoted = await cluster.waitForFailover(old, '{failover}');
-      expect(promoted.port).not.toBe(old.port);
-      // Commands in flight while the client rediscovers the slots may fail; it settles by itself.
-      let value: string | null | undefined;
-      await waitFor(
-        async () => {
-          value = await client.get('{failover}:k').catch(() => undefined);
-          return value !== undefined;
-        },
-        { timeout: 10_000, interval: 100, message: 'the cluster client to read from the promoted master' },
-      );
-      expect(value).toBe('before');
-      await cluster.restart(old);
-      const rows = await cluster.topology();
-      expect(rows.find((r) => r.port === old.port)?.flags).toContain('slave');
-    } finally {
-      await client.close();
-    }
-  }, 60_000);
 
   it('stops every node by its pid', async () => {
     const spare = await RedisCluster.start({ masters: 3, replicasPerMaster: 0 });

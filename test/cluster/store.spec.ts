@@ -1,5 +1,6 @@
 import { createCluster } from 'redis';
-import { Queue, RedisStore, Worker } from '../../lib/index.js';
+import { readFileSync } from 'node:fs';
+import { Queue, QueueEvents, RateLimitedError, RedisStore, Worker } from '../../lib/index.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { keySlot, RedisCluster } from '../helpers/redis-cluster.mjs';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
@@ -80,6 +81,87 @@ describe('RedisStore on Redis Cluster', () => {
     } finally {
       await store.disconnect();
     }
+  });
+
+  it('pauses and resumes a queue and job names, throttles and renews leases on a cluster', async () => {
+    const prefix = uniquePrefix('t');
+    const store = new RedisStore({ cluster: { rootNodes: cluster.rootNodes }, prefix, logger: silentLogger });
+    await store.connect();
+    try {
+      const queue = new Queue('ctl', { store });
+      expect(await queue.pause()).toBe(true);
+      expect(await queue.isPaused()).toBe(true);
+      expect(await queue.resume()).toBe(true);
+      await queue.pause({ names: ['later'] });
+      expect(await queue.pausedNames()).toEqual(['later']);
+      await queue.add('later', {}, { jobId: 'parked' });
+      let throttled = false;
+      const ran: string[] = [];
+      const worker = new Worker(
+        'ctl',
+        async (job) => {
+          if (job.id === 'limited' && !throttled) {
+            throttled = true;
+            throw new RateLimitedError(50);
+          }
+          // Long enough for a lease renewal (lockRenewTime 100 ms).
+          if (job.id === 'slow') await new Promise((r) => setTimeout(r, 350));
+          ran.push(job.id);
+        },
+        { store, lockDuration: 200, lockRenewTime: 100 },
+      );
+      await queue.add('now', {}, { jobId: 'limited' });
+      await queue.add('now', {}, { jobId: 'slow' });
+      await waitFor(() => ran.length === 2, { timeout: 10_000, message: 'the throttled and the slow job ran' });
+      expect(ran.includes('parked')).toBe(false);
+      await queue.resume({ names: ['later'] });
+      await waitFor(() => ran.includes('parked'), { timeout: 10_000, message: 'the parked job ran after resume' });
+      await worker.close();
+      expect(throttled).toBe(true);
+      expect((await queue.getJob('slow'))?.attempt).toBe(1);
+      expect(await queue.verify()).toEqual([]);
+    } finally {
+      await store.disconnect();
+    }
+  });
+
+  it('streams queue events with blocking XREAD through the cluster', async () => {
+    const prefix = uniquePrefix('e');
+    const store = new RedisStore({ cluster: { rootNodes: cluster.rootNodes }, prefix, logger: silentLogger });
+    await store.connect();
+    const events = new QueueEvents('evq', { store });
+    try {
+      await events.ready();
+      const queue = new Queue('evq', { store });
+      const worker = new Worker('evq', async () => 'ok', { store });
+      await queue.add('w', {}, { jobId: 'seen' });
+      const seen: string[] = [];
+      for await (const e of events) {
+        seen.push(`${e.event}:${'jobId' in e ? e.jobId : ''}`);
+        if (e.event === 'completed') break;
+      }
+      await worker.close();
+      expect(seen).toEqual(['added:seen', 'active:seen', 'completed:seen']);
+    } finally {
+      await events.close();
+      await store.disconnect();
+    }
+  });
+
+  it('README "Redis Cluster" connection example, as written', async () => {
+    const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = README.slice(README.indexOf('## Redis Cluster'), README.indexOf('## Soak'));
+    expect(section).toContain("const store = new RedisStore({\n  cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }, { url: 'redis://10.0.0.2:7000' }] },\n  prefix: 'app',\n});");
+    // The same, with this test's cluster for the addresses.
+    const store = new RedisStore({
+      cluster: { rootNodes: cluster.rootNodes },
+      prefix: uniquePrefix('app'),
+      logger: silentLogger,
+    });
+    await store.connect();
+    await new Queue('emails', { store }).add('welcome', { to: 'a@example.com' }, { jobId: 'readme' });
+    expect((await new Queue('emails', { store }).getJob('readme'))?.state).toBe('waiting');
+    await store.disconnect();
   });
 
   it('takes a node-redis cluster client you pass in, and leaves it open', async () => {
