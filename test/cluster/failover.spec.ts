@@ -47,21 +47,27 @@ describe('Redis Cluster failover under load', () => {
     );
     const acknowledged: string[] = [];
     let failedAdds = 0;
+    const refusals = new Set<string>();
     let killedAt = -1;
     let recovery: Promise<RedisServer> | undefined;
+    let killedMs = 0;
+    let unavailableMs = 0;
     for (let i = 0; i < JOBS; i++) {
       const id = `job-${i}`;
       for (;;) {
         try {
           await queue.add('work', { i }, { jobId: id });
           break;
-        } catch {
+        } catch (err) {
+          refusals.add((err as Error).name);
           failedAdds += 1;
           await new Promise((r) => setTimeout(r, 50));
         }
       }
       acknowledged.push(id);
+      if (i === KILL_AFTER + 1) unavailableMs = Date.now() - killedMs;
       if (i === KILL_AFTER) {
+        killedMs = Date.now();
         killedAt = i;
         await cluster.kill(master);
         recovery = (async () => {
@@ -88,7 +94,7 @@ describe('Redis Cluster failover under load', () => {
     const completedAfterKill = acknowledged.slice(killedAt + 1).filter((id, i) => final[killedAt + 1 + i] === 'completed').length;
     process.stdout.write(
       `[failover ${durability}] ${JOBS} acknowledged adds, master :${master.port} killed after ${KILL_AFTER + 1} (replica :${promoted.port} took over); ` +
-        `lost ${lost}, duplicated ${duplicated}, adds refused during failover ${failedAdds}\n`,
+        `lost ${lost}, duplicated ${duplicated}, adds refused during failover ${failedAdds}, first add acknowledged ${unavailableMs} ms after the kill, refused with ${[...refusals].join(', ')}\n`,
     );
     return { lost, duplicated, problems, completedAfterKill, failedAdds };
   }

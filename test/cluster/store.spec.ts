@@ -1,6 +1,7 @@
 import { createCluster } from 'redis';
 import { readFileSync } from 'node:fs';
 import { Queue, QueueEvents, RateLimitedError, RedisStore, Worker } from '../../lib/index.js';
+import { SpoolConnections } from '../../lib/nest/connections.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { keySlot, RedisCluster } from '../helpers/redis-cluster.mjs';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
@@ -162,6 +163,20 @@ describe('RedisStore on Redis Cluster', () => {
     await new Queue('emails', { store }).add('welcome', { to: 'a@example.com' }, { jobId: 'readme' });
     expect((await new Queue('emails', { store }).getJob('readme'))?.state).toBe('waiting');
     await store.disconnect();
+  });
+
+  it('gives the Nest module a cluster connection', async () => {
+    const prefix = uniquePrefix('nest');
+    const connections = await SpoolConnections.open({ connection: { cluster: { rootNodes: cluster.rootNodes }, prefix, durability: 'async' } }, silentLogger);
+    try {
+      const store = connections.get();
+      expect(store).toBeInstanceOf(RedisStore);
+      const queue = new Queue('nestq', { store: store as RedisStore });
+      await queue.add('w', {}, { jobId: 'n1' });
+      expect(await (store as RedisStore).listQueues()).toEqual(['nestq']);
+    } finally {
+      await connections.onApplicationShutdown();
+    }
   });
 
   it('takes a node-redis cluster client you pass in, and leaves it open', async () => {
