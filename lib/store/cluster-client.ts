@@ -67,7 +67,7 @@ export function createSpoolCluster(options: SpoolClusterOptions): ClusterClient 
 
 const SCRIPT_COMMANDS = new Set(['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO']);
 /** Commands about the server rather than a key: sent to one master (PING) or to each (see masterClients). */
-const KEYLESS = new Set(['PING', 'INFO', 'SCRIPT', 'CLIENT', 'CONFIG', 'DBSIZE', 'WAIT', 'CLUSTER', 'TIME', 'MEMORY', 'COMMAND']);
+const KEYLESS = new Set(['PING', 'INFO', 'SCRIPT', 'CLIENT', 'CONFIG', 'DBSIZE', 'WAIT', 'CLUSTER', 'TIME', 'COMMAND']);
 
 /** The hash tag a SCAN MATCH pattern is confined to (`\{p:q\}:*` style escapes removed), when it has one. */
 function scanTag(pattern: string): string | undefined {
@@ -88,7 +88,7 @@ export function commandKey(args: readonly string[]): string | undefined {
     const at = args.findIndex((a) => a.toUpperCase() === 'STREAMS');
     return at === -1 ? undefined : args[at + 1];
   }
-  if (name === 'XINFO' || name === 'OBJECT') return args[2];
+  if (name === 'XINFO' || name === 'OBJECT' || name === 'MEMORY') return args[2];
   if (name === 'SCAN') {
     const at = args.findIndex((a) => a.toUpperCase() === 'MATCH');
     return at === -1 ? undefined : scanTag(args[at + 1] ?? '');
@@ -106,9 +106,6 @@ export function commandKey(args: readonly string[]): string | undefined {
  * master.
  */
 export class ClusterClient implements RedisClientLike {
-  /** The adapters of listeners passed to on(), so off() can remove them. */
-  private readonly listeners = new Map<Listener, { event: string; listener: Listener }[]>();
-
   private readonly cluster: ClusterInternals;
 
   constructor(cluster: ClusterClientLike) {
@@ -179,25 +176,20 @@ export class ClusterClient implements RedisClientLike {
    * takes as "messages may have been missed", as after a reconnect.
    */
   on(event: string, listener: Listener): this {
-    const events = event === 'error' ? ['error', 'node-error'] : event === 'ready' ? ['node-ready'] : [event];
-    const registered = this.listeners.get(listener) ?? [];
-    for (const name of events) {
-      this.cluster.on(name, listener);
-      registered.push({ event: name, listener });
-    }
-    this.listeners.set(listener, registered);
+    for (const name of clusterEvents(event)) this.cluster.on(name, listener);
     return this;
   }
 
   off(event: string, listener: Listener): this {
-    const registered = this.listeners.get(listener) ?? [];
-    const events = event === 'error' ? ['error', 'node-error'] : event === 'ready' ? ['node-ready'] : [event];
-    for (const name of events) this.cluster.off(name, listener);
-    const rest = registered.filter((r) => !events.includes(r.event));
-    if (rest.length) this.listeners.set(listener, rest);
-    else this.listeners.delete(listener);
+    for (const name of clusterEvents(event)) this.cluster.off(name, listener);
     return this;
   }
+}
+
+function clusterEvents(event: string): readonly string[] {
+  if (event === 'error') return ['error', 'node-error'];
+  if (event === 'ready') return ['node-ready'];
+  return [event];
 }
 
 /** The client of every master of a cluster, or the one client of a single node: server checks and script preloading cover each. */

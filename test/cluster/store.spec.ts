@@ -93,6 +93,9 @@ describe('RedisStore on Redis Cluster', () => {
       expect(await queue.pause()).toBe(true);
       expect(await queue.isPaused()).toBe(true);
       expect(await queue.resume()).toBe(true);
+      await queue.setGroupLimits('g', { concurrency: 1 });
+      expect(await queue.pauseGroup('g')).toBe(true);
+      expect(await queue.resumeGroup('g')).toBe(true);
       await queue.pause({ names: ['later'] });
       expect(await queue.pausedNames()).toEqual(['later']);
       await queue.add('later', {}, { jobId: 'parked' });
@@ -112,7 +115,7 @@ describe('RedisStore on Redis Cluster', () => {
         { store, lockDuration: 200, lockRenewTime: 100 },
       );
       await queue.add('now', {}, { jobId: 'limited' });
-      await queue.add('now', {}, { jobId: 'slow' });
+      await queue.add('now', {}, { jobId: 'slow', group: { id: 'g' } });
       await waitFor(() => ran.length === 2, { timeout: 10_000, message: 'the throttled and the slow job ran' });
       expect(ran.includes('parked')).toBe(false);
       await queue.resume({ names: ['later'] });
