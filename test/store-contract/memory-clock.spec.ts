@@ -108,7 +108,7 @@ describe('MemoryStore clock: schedulers', () => {
   it('an hourly cron runs 24 times when the clock advances a day, each on the hour', async () => {
     const queue = new Queue('hourly', { store });
     const ran: number[] = [];
-    workers.push(new Worker('hourly', async () => void ran.push(store.clock.now()), { store }));
+    workers.push(new Worker<unknown, unknown>('hourly', async () => void ran.push(store.clock.now()), { store }));
     const { next } = await queue.upsertScheduler('digest', { cron: '0 * * * *' }, { name: 'digest' });
     await store.clock.advance(86_400_000);
     await waitFor(() => ran.length === 24, { message: `24 ticks, got ${ran.length}` });
@@ -127,7 +127,7 @@ describe('MemoryStore clock: schedulers', () => {
     const { next } = await queue.upsertScheduler('h', { every: 3_600_000, missed }, { name: 'h' });
     await store.clock.advance(next! - start + 5.5 * 3_600_000);
     const ran: string[] = [];
-    workers.push(new Worker(queue.name, async (job) => void ran.push(job.id), { store, concurrency: 1 }));
+    workers.push(new Worker<unknown, unknown>(queue.name, async (job) => void ran.push(job.id), { store, concurrency: 1 }));
     await store.clock.advance(0);
     await waitFor(async () => ran.length === runs && (await queue.getCounts()).waiting === 0, { message: `${runs} runs` });
     expect(ran).toEqual(Array.from({ length: runs }, (_, k) => `h:${next! + k * 3_600_000}`));
