@@ -24,37 +24,51 @@ function parseId(id: string): [ms: number, seq: number] {
  * at least the length asked for.
  */
 export class MemStream {
+  /** Retained entries are entries[head..]: trimming moves head (O(1)), compaction happens now and then. */
   private entries: Entry[] = [];
+  private head = 0;
   private lastMs = 0;
   private lastSeq = 0;
   /** Entries ever appended (XINFO entries-added). */
   private added = 0;
   private readonly waiters = new Set<() => void>();
 
+  private get length(): number {
+    return this.entries.length - this.head;
+  }
+
   append(now: number, fields: Record<string, string>, maxLen: number): void {
     if (now > this.lastMs) [this.lastMs, this.lastSeq] = [now, 0];
     else this.lastSeq += 1;
     this.entries.push({ id: `${this.lastMs}-${this.lastSeq}`, fields, ms: this.lastMs, seq: this.lastSeq });
     this.added += 1;
-    if (this.entries.length > maxLen) this.entries.splice(0, this.entries.length - maxLen);
+    if (this.length > maxLen) this.head = this.entries.length - maxLen;
+    if (this.head > 1024 && this.head > this.entries.length / 2) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
     for (const wake of [...this.waiters]) wake();
   }
 
   /** Entries after `after`, at most `count` (XREAD). */
   after(after: string, count: number): StoredEvent[] {
     const [ms, seq] = parseId(after);
-    const out: StoredEvent[] = [];
-    for (const e of this.entries) {
-      if (out.length >= count) break;
-      if (e.ms > ms || (e.ms === ms && e.seq > seq)) out.push({ id: e.id, fields: { ...e.fields } });
+    // Ids only grow: binary search for the first entry after the id.
+    let lo = this.head;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const e = this.entries[mid]!;
+      if (e.ms > ms || (e.ms === ms && e.seq > seq)) hi = mid;
+      else lo = mid + 1;
     }
-    return out;
+    return this.entries.slice(lo, lo + count).map((e) => ({ id: e.id, fields: { ...e.fields } }));
   }
 
   /** null until the first entry was written (as XINFO STREAM on a missing key). */
   info(): StreamInfo | null {
     if (this.added === 0) return null;
-    return { first: this.entries[0]?.id ?? null, last: `${this.lastMs}-${this.lastSeq}`, length: this.entries.length, added: this.added };
+    return { first: this.entries[this.head]?.id ?? null, last: `${this.lastMs}-${this.lastSeq}`, length: this.length, added: this.added };
   }
 
   /** Calls `wake` on the next append; returns the way to stop listening. */

@@ -218,8 +218,8 @@ export class MemorySchedulers implements SchedulerStore {
   remove(queue: string, id: string): Promise<boolean> {
     return this.run('removeScheduler', queue, ({ q }) => {
       const h = q.schedulers.get(id);
-      const known = q.schedIndex.delete(id) || q.schedulers.delete(id);
-      q.schedulers.delete(id);
+      const indexed = q.schedIndex.delete(id);
+      const known = q.schedulers.delete(id) || indexed;
       if (h?.next != null) dropPending(q, id, h.next);
       return known;
     });
