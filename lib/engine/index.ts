@@ -97,6 +97,11 @@ export { UnsupportedServerError } from '../store/server-checks.js';
 export type { ServerCheckOptions } from '../store/server-checks.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from '../store/store.js';
 
+// Notify over NATS (the @nats-io peers load only when one is used)
+export { NatsNotify, NatsUnavailableError } from '../notify/nats-notify.js';
+export type { NatsNotifyOptions } from '../notify/nats-notify.js';
+export { NatsPeerMissingError } from '../notify/nats-errors.js';
+
 // Logging
 export type { SpoolLogger } from '../logger.js';
 

@@ -3,6 +3,8 @@ import type { WorkerOptions } from '../engine/worker-options.js';
 import { PREFIX_PATTERN, PREFIX_RULE } from '../store/keys.js';
 import type { RedisClientLike } from '../store/redis-client.js';
 import { UnknownOptionError } from '../engine/errors.js';
+import { InvalidArgumentError } from '../common/errors.js';
+import { resolveNatsOptions, type NatsNotifyOptions } from '../notify/nats-options.js';
 import { CONNECTION_KEYS as STORE_CONNECTION_KEYS, STORE_OPTION_KEYS } from '../store/store-options.js';
 import { SpoolBootstrapError } from './errors.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
@@ -39,9 +41,20 @@ export interface QueueModuleOptions {
   readonly defaultJobOptions?: JobOptions;
   /** Worker defaults for every processor (each @Processor may override). */
   readonly workers?: ProcessorWorkerOptions;
+  /**
+   * How workers hear of new work, lost leases and finished jobs. Default:
+   * Redis pub/sub. `{ nats: { servers, kvBucket? } }`: NATS (optional peers
+   * @nats-io/transport-node and @nats-io/kv), for every connection.
+   */
+  readonly notify?: SpoolNotifyOptions;
 }
 
-const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers'];
+/** The notify transport of QueueModule.forRoot: NATS settings as NatsNotify takes them (its logger is Nest's). */
+export interface SpoolNotifyOptions {
+  readonly nats?: Omit<NatsNotifyOptions, 'logger'>;
+}
+
+const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers', 'notify'];
 /** The RedisStore's own keys (one shape for both), plus what only the module does. */
 const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis'];
 
@@ -120,5 +133,19 @@ export function validateModuleOptions(options: unknown): asserts options is Queu
   }
   if (options.workers !== undefined && !plain(options.workers)) {
     throw new SpoolBootstrapError(`${field}.workers`, 'must be an object of worker options');
+  }
+  if (options.notify !== undefined) checkNotify(options.notify, `${field}.notify`);
+}
+
+function checkNotify(value: unknown, field: string): void {
+  if (!plain(value)) throw new SpoolBootstrapError(field, 'must be an object', "e.g. { nats: { servers: 'nats://127.0.0.1:4222' } }");
+  knownKeys(value, ['nats'], field);
+  if (value.nats === undefined) return;
+  if (plain(value.nats) && 'logger' in value.nats) throw new SpoolBootstrapError(`${field}.nats.logger`, 'is not an option', "the module passes Nest's logger");
+  try {
+    resolveNatsOptions(value.nats, `${field}.nats`);
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(err.field, err.message.slice(err.field.length + 1));
+    throw err;
   }
 }

@@ -45,6 +45,11 @@ export class ScriptRunner {
     await Promise.all([...this.scripts.values()].map((script) => client.sendCommand(['SCRIPT', 'LOAD', script.source])));
   }
 
+  /** The script includes includes/announce (see LoadedScript.announces). */
+  announces(name: ScriptName): boolean {
+    return this.scripts.get(name)!.announces;
+  }
+
   /** `extraKeys` follow `keys` (the per-job keys of add, extend, ...). */
   async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[], extraKeys: readonly string[] = []): Promise<RawReply> {
     const script = this.scripts.get(name)!;

@@ -13,6 +13,7 @@
 ]]
 --- @include "includes/groups"
 --- @include "includes/retention"
+--- @include "includes/announce"
 --- @include "includes/wake"
 --- @include "includes/flow"
 --- @include "includes/dead"
@@ -89,7 +90,7 @@ local function spool_completed(Q, jobKey, id, token, result, now, group, dk, pq,
     spool_post_parent(Q, jobKey, id, 'completed')
   end
   if w then
-    redis.call('PUBLISH', string.sub(Q.sched, 1, -6) .. 'done', Q.name .. '\n' .. id .. '\ncompleted')
+    spool_announce(Q, 'done', Q.name .. '\n' .. id .. '\ncompleted')
   end
   return spool_retain(Q, Q.completed, jobKey, id, rc or '-1,-1', now)
 end
