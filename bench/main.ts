@@ -47,6 +47,7 @@ function parseArgs(argv: readonly string[]): Args {
 const GROUPS = 100;
 const GROUP_CONCURRENCY = 50;
 const LATENCY_SAMPLES = 300;
+const MEMORY_JOBS = 20_000;
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -106,9 +107,11 @@ async function main(): Promise<void> {
               break;
             case 'memory': {
               // Waiting jobs only (no worker): used_memory grown per job, same payloads on every side.
+              // At least MEMORY_JOBS: with a few hundred jobs buffers and allocator steps dominate the delta.
+              const jobs = Math.max(n, MEMORY_JOBS);
               const before = await probe.usedMemory();
-              await c.fill(q, n, 'kept');
-              results.memory.set(c.name, ((await probe.usedMemory()) - before) / n);
+              await c.fill(q, jobs, 'kept');
+              results.memory.set(c.name, ((await probe.usedMemory()) - before) / jobs);
               break;
             }
             case 'events': {
