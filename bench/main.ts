@@ -1,6 +1,7 @@
 /**
  * Spool vs BullMQ vs bee-queue, same process, same private redis-server, one run.
  *   npm run bench [-- rows... --repeat=N --jobs=N]
+ *   npm run bench -- profile [--jobs=N --retention=kept|removed]   (see profile.ts)
  * rows: add-single add-bulk c1 c10 c100 latency memory groups events (default: all).
  * Process rows run twice: completed jobs kept (each library's default) and removed.
  * Throughput is the best of the repeats; latency percentiles pool every sample.
@@ -13,6 +14,7 @@ import { BullContender } from './contenders/bullmq.js';
 import { SpoolContender } from './contenders/spool.js';
 import { RedisProbe } from './measure.js';
 import { BenchRedis } from './redis-server.js';
+import { runProfile } from './profile.js';
 import { printReport } from './report.js';
 import { Results, type Throughput } from './results.js';
 
@@ -45,6 +47,7 @@ function parseArgs(argv: readonly string[]): Args {
 const GROUPS = 100;
 const GROUP_CONCURRENCY = 50;
 const LATENCY_SAMPLES = 300;
+const MEMORY_JOBS = 20_000;
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -104,9 +107,11 @@ async function main(): Promise<void> {
               break;
             case 'memory': {
               // Waiting jobs only (no worker): used_memory grown per job, same payloads on every side.
+              // At least MEMORY_JOBS: with a few hundred jobs buffers and allocator steps dominate the delta.
+              const jobs = Math.max(n, MEMORY_JOBS);
               const before = await probe.usedMemory();
-              await c.fill(q, n, 'kept');
-              results.memory.set(c.name, ((await probe.usedMemory()) - before) / n);
+              await c.fill(q, jobs, 'kept');
+              results.memory.set(c.name, ((await probe.usedMemory()) - before) / jobs);
               break;
             }
             case 'events': {
@@ -139,7 +144,8 @@ async function main(): Promise<void> {
   console.log(`\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
-main().catch((err) => {
+const argv = process.argv.slice(2);
+(argv[0] === 'profile' ? runProfile(argv.slice(1)) : main()).catch((err) => {
   console.error(err);
   process.exitCode = 1;
 });

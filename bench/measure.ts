@@ -38,6 +38,11 @@ export class RedisProbe {
     return total;
   }
 
+  /** Any command of the admin connection (profile mode: CONFIG SET, SLOWLOG, INFO cpu). */
+  send(args: string[]): Promise<unknown> {
+    return this.client.sendCommand(args);
+  }
+
   /** INFO memory used_memory, bytes. */
   async usedMemory(): Promise<number> {
     const info = String(await this.client.sendCommand(['INFO', 'memory']));
