@@ -32,7 +32,9 @@ export class SpoolConnections implements OnApplicationShutdown {
       for (const [name, c] of entries) {
         const { waitForRedis, url, client, cluster, ...rest } = c;
         const nats = options.notify?.nats;
-        const notify = nats && new NatsNotify({ ...nats, logger });
+        // Named connections get subjects (and hint keys) of their own: `<subjectPrefix>.<name>`.
+        const subjectPrefix = name === DEFAULT_CONNECTION ? nats?.subjectPrefix : `${nats?.subjectPrefix ?? 'spool'}.${name}`;
+        const notify = nats && new NatsNotify({ ...nats, logger, ...(subjectPrefix !== undefined && { subjectPrefix }) });
         if (notify) adapters.push(notify);
         const store = new RedisStore({ ...(client ? { client } : cluster ? { cluster } : { url: url! }), ...rest, logger, ...(notify && { notify }) });
         stores.set(name, store);

@@ -29,7 +29,7 @@ interface Opened {
  * idle worker wakes on every announcement (more claim calls, never a missed
  * wake-up). NATS keeps no messages for absent subscribers: after a
  * reconnect the engine looks for work itself (onReconnect), and its slow
- * poll covers any gap.
+ * poll covers the gap.
  *
  * @example
  * const notify = new NatsNotify({ servers: 'nats://127.0.0.1:4222', kvBucket: 'spool_hints' });
