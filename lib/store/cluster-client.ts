@@ -120,6 +120,12 @@ export class ClusterClient implements RedisClientLike {
     return this.cluster.isReady;
   }
 
+  /** The settings clientOptionProblems() checks, read from the cluster's options (node clients use `defaults`). */
+  get options(): { readonly commandOptions?: object; readonly socket?: object } {
+    const options = (this.cluster as { readonly _options?: Partial<SpoolClusterOptions> })._options ?? {};
+    return { commandOptions: options.commandOptions ?? {}, ...(options.defaults?.socket && { socket: options.defaults.socket }) };
+  }
+
   connect(): Promise<unknown> {
     return this.cluster.connect();
   }

@@ -198,6 +198,17 @@ describe('RedisStore on Redis Cluster', () => {
     expect(await client.get(k.job('none'))).toBeNull();
     await client.close();
   });
+
+  it('warns about a cluster client passed in with node-redis default command timeouts', async () => {
+    const client = createCluster({ rootNodes: cluster.rootNodes });
+    await client.connect();
+    const warnings: string[] = [];
+    const store = new RedisStore({ client, prefix: uniquePrefix('w'), logger: { ...silentLogger, warn: (m: string) => void warnings.push(m) } });
+    await store.connect();
+    await store.disconnect();
+    await client.close();
+    expect(warnings.some((w) => w.includes('commandOptions.timeout is 5000 ms'))).toBe(true);
+  });
 });
 
 /** The SHA1 of the add script, as the store sends it. */
