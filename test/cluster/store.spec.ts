@@ -1,6 +1,6 @@
 import { createCluster } from 'redis';
 import { readFileSync } from 'node:fs';
-import { Queue, QueueEvents, RateLimitedError, RedisStore, Worker } from '../../lib/index.js';
+import { FlowProducer, Queue, QueueEvents, RateLimitedError, RedisStore, Worker } from '../../lib/index.js';
 import { SpoolConnections } from '../../lib/nest/connections.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { keySlot, RedisCluster } from '../helpers/redis-cluster.mjs';
@@ -124,6 +124,39 @@ describe('RedisStore on Redis Cluster', () => {
       expect(throttled).toBe(true);
       expect((await queue.getJob('slow'))?.attempt).toBe(1);
       expect(await queue.verify()).toEqual([]);
+    } finally {
+      await store.disconnect();
+    }
+  });
+
+  it('runs a flow whose parent and children live on three different masters', async () => {
+    const prefix = uniquePrefix('fl');
+    const store = new RedisStore({ cluster: { rootNodes: cluster.rootNodes }, prefix, logger: silentLogger });
+    await store.connect();
+    try {
+      const [parentQ, childA, childB] = await queuesOnEveryMaster(prefix);
+      const masters = await Promise.all([parentQ, childA, childB].map(async (n) => (await cluster.masterFor(`{${prefix}:${n}}`)).port));
+      expect(new Set(masters).size).toBe(3);
+      const flows = new FlowProducer({ store });
+      const workers = [
+        new Worker(childA!, async (job) => ({ rows: String(job.data).length }), { store }),
+        new Worker(childB!, async (job) => ({ rows: String(job.data).length * 10 }), { store }),
+        new Worker(parentQ!, async (job) => {
+          const parts = await job.getChildrenResults<{ rows: number }>();
+          return Object.values(parts).reduce((sum, part) => sum + part.rows, 0);
+        }, { store }),
+      ];
+      const { job } = await flows.add({
+        name: 'report',
+        queueName: parentQ!,
+        children: [
+          { name: 'a', queueName: childA!, data: 'sales' },
+          { name: 'b', queueName: childB!, data: 'refunds' },
+        ],
+      });
+      expect(await job.waitUntilFinished({ timeout: 15_000 })).toBe(5 + 70);
+      await Promise.all(workers.map((w) => w.close()));
+      for (const name of [parentQ!, childA!, childB!]) expect(await new Queue(name, { store }).verify()).toEqual([]);
     } finally {
       await store.disconnect();
     }
