@@ -38,6 +38,19 @@ export class RedisProbe {
     return total;
   }
 
+  /** Any command of the admin connection (profile mode: CONFIG SET, SLOWLOG, INFO cpu). */
+  send(args: string[]): Promise<unknown> {
+    return this.client.sendCommand(args);
+  }
+
+  /** INFO memory used_memory, bytes. */
+  async usedMemory(): Promise<number> {
+    const info = String(await this.client.sendCommand(['INFO', 'memory']));
+    const match = /^used_memory:(\d+)/m.exec(info);
+    if (!match) throw new Error('INFO memory has no used_memory line');
+    return Number(match[1]);
+  }
+
   /** Commands Redis executed while `run` ran. */
   async count<T>(run: () => Promise<T>): Promise<{ value: T; commands: number }> {
     await this.client.sendCommand(['CONFIG', 'RESETSTAT']);

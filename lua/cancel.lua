@@ -21,6 +21,7 @@
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
+--- @include "includes/announce"
 --- @include "includes/place"
 --- @include "includes/finish"
 --- @include "includes/flow"
@@ -54,7 +55,7 @@ if state == 'waiting' or state == 'delayed' or state == 'waiting-children' then
 end
 if state == 'active' then
   redis.call('HSET', jobKey, 'cancel', '1')
-  redis.call('PUBLISH', Q.owls, 'cancel\n' .. Q.name .. '\n' .. id .. '\n' .. (fields[2] or ''))
+  spool_announce(Q, 'owls', 'cancel\n' .. Q.name .. '\n' .. id .. '\n' .. (fields[2] or ''))
   return reply(2, 'active')
 end
 return reply(3, state)

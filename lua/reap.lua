@@ -19,6 +19,7 @@
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
+--- @include "includes/announce"
 --- @include "includes/place"
 --- @include "includes/finish"
 --- @include "includes/wake"
@@ -39,7 +40,7 @@ for i = 1, #expired do
     redis.call('ZREM', Q.active, id)
   else
     if fields[1] then
-      redis.call('PUBLISH', Q.owls, 'lost\n' .. Q.name .. '\n' .. id .. '\n' .. fields[1])
+      spool_announce(Q, 'owls', 'lost\n' .. Q.name .. '\n' .. id .. '\n' .. fields[1])
     end
     spool_leave_active(Q, jobKey, id, false)
     local state

@@ -19,6 +19,8 @@ export interface SampleConfig {
   readonly prefix: string;
   /** How long shutdown lets running jobs finish, in ms. */
   readonly shutdownTimeout?: number;
+  /** Wake-ups over NATS instead of Redis pub/sub (SPOOL_NOTIFY=nats). */
+  readonly nats?: { readonly servers: string; readonly kvBucket?: string };
 }
 
 /** The sample app: emails, an order flow over two queues, and tenant-grouped reports. */
@@ -31,6 +33,7 @@ export class AppModule {
         QueueModule.forRoot({
           connection: { url: config.redisUrl, prefix: config.prefix },
           workers: { shutdownTimeout: config.shutdownTimeout ?? 10_000 },
+          ...(config.nats && { notify: { nats: config.nats } }),
         }),
         QueueModule.registerQueue(
           { name: 'emails', jobs: { send: SendEmailDto }, defaultJobOptions: { removeOnComplete: { age: 3600 } } },

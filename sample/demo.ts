@@ -1,4 +1,5 @@
 import { createSampleApp } from './create-app.js';
+import { notifyForDemo } from './local-nats.js';
 import { redisForDemo } from './local-redis.js';
 import { TENANTS } from './dto.js';
 import type { JobView } from './job-view.js';
@@ -13,11 +14,12 @@ type Step = { readonly label: string; readonly queue: string; readonly id: strin
 
 async function main(): Promise<void> {
   const redis = await redisForDemo();
-  const app = await createSampleApp({ redisUrl: redis.url, prefix: `spool-demo-${process.pid}`, shutdownTimeout: 5000 }, { logLevels: ['error', 'warn'], shutdownHooks: false });
+  const notify = await notifyForDemo();
+  const app = await createSampleApp({ redisUrl: redis.url, prefix: `spool-demo-${process.pid}`, shutdownTimeout: 5000, ...(notify.nats && { nats: notify.nats }) }, { logLevels: ['error', 'warn'], shutdownHooks: false });
   await app.listen(0, '127.0.0.1');
   const base = await app.getUrl();
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  say(`Spool sample app on ${base.replace('[::1]', '127.0.0.1')}, Redis ${redis.url}`);
+  say(`Spool sample app on ${base.replace('[::1]', '127.0.0.1')}, Redis ${redis.url}${notify.nats ? `, notify over NATS ${notify.nats.servers}` : ''}`);
 
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
     const res = await fetch(`${base}${path}`, {
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
   say(`\nGET /orders/${orderId}: order ${(tree.json.order as JobView).state}; children: ${children}`);
 
   await app.close();
+  await notify.stop();
   await redis.stop();
   say(`\nshut down gracefully; ${ok ? 'every job ended as expected' : 'SOME JOBS DID NOT END AS EXPECTED'}`);
   if (!ok) process.exitCode = 1;

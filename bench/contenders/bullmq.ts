@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
-import type { BenchData, Contender, ProcessResult } from '../contender.js';
+import type { BenchData, Contender, ProcessResult, Retention } from '../contender.js';
 import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 
 /** BullMQ (OSS) with its defaults, on ioredis connections it creates itself. */
@@ -40,16 +40,18 @@ export class BullContender implements Contender {
     await inFlight(n, width, (i) => queue.add('noop', { i, g: 0 }));
   }
 
-  async addBulk(name: string, n: number, perCall: number): Promise<void> {
+  async addBulk(name: string, n: number, perCall: number, retention: Retention = 'kept'): Promise<void> {
     const queue = this.queue(name);
     await queue.waitUntilReady();
+    const opts = retention === 'removed' ? { removeOnComplete: true } : undefined;
     for (let from = 0; from < n; from += perCall) {
-      await queue.addBulk(Array.from({ length: Math.min(perCall, n - from) }, (_, k) => ({ name: 'noop', data: { i: from + k, g: 0 } })));
+      await queue.addBulk(Array.from({ length: Math.min(perCall, n - from) }, (_, k) => ({ name: 'noop', data: { i: from + k, g: 0 }, opts })));
     }
   }
 
-  async fill(name: string, n: number): Promise<void> {
-    await this.addBulk(name, n, 1000);
+  /** removeOnComplete is a job option in BullMQ: set at add. */
+  async fill(name: string, n: number, retention: Retention): Promise<void> {
+    await this.addBulk(name, n, 1000, retention);
   }
 
   process(name: string, n: number, concurrency: number): Promise<ProcessResult> {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, RedisStore, Worker, type JobOptions } from '../../lib/index.js';
-import type { BenchData, Contender, ProcessResult } from '../contender.js';
+import type { BenchData, Contender, ProcessResult, Retention } from '../contender.js';
 import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 
 /** Spool through its public engine API, one store (command + subscriber connection) for the whole run. */
@@ -45,12 +45,14 @@ export class SpoolContender implements Contender {
     }
   }
 
-  async fill(name: string, n: number, groups = 0): Promise<void> {
+  /** removeOnComplete is a job option in Spool: set at add. */
+  async fill(name: string, n: number, retention: Retention, groups = 0): Promise<void> {
     const queue = this.queue(name);
+    const remove: JobOptions = retention === 'removed' ? { removeOnComplete: true } : {};
     for (let from = 0; from < n; from += 1000) {
       const batch = Array.from({ length: Math.min(1000, n - from) }, (_, k) => {
         const i = from + k;
-        const opts: JobOptions | undefined = groups > 0 ? { group: { id: `t${i % groups}` } } : undefined;
+        const opts: JobOptions | undefined = groups > 0 ? { ...remove, group: { id: `t${i % groups}` } } : retention === 'removed' ? remove : undefined;
         return { name: 'noop', data: { i, g: groups > 0 ? i % groups : 0 }, opts };
       });
       await queue.addBulk(batch);

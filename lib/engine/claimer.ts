@@ -175,7 +175,9 @@ export class Claimer {
 
   /**
    * New work was announced: claim for the free slots, spending the wake-hint
-   * budget inside the same call (one round trip from message to job).
+   * budget inside the same call (one round trip from message to job). When
+   * the notify adapter keeps the budget (NATS KV), take hints from it first
+   * and claim only what they grant; none left: stay asleep.
    */
   wake(): void {
     if (!this.running) return;
@@ -183,8 +185,25 @@ export class Claimer {
       this.pendingWake = true;
       return;
     }
-    this.idle = false;
-    this.fill(Infinity, true);
+    const notify = this.o.store.notify;
+    if (!notify.takeWakeHints) {
+      this.idle = false;
+      this.fill(Infinity, true);
+      return;
+    }
+    notify.takeWakeHints(this.o.queue, Math.min(this.free(), this.o.batch)).then(
+      (granted) => {
+        if (granted <= 0) return;
+        this.idle = false;
+        this.fill(granted);
+      },
+      (err) => {
+        // Better a claim too many than a job nobody hears of.
+        this.o.report(err, 'taking a wake hint failed; claiming anyway');
+        this.idle = false;
+        this.fill();
+      },
+    );
   }
 
   /** Messages may have been missed (subscription dropped), or a cap was lifted: look for work. */

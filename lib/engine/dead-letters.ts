@@ -1,3 +1,4 @@
+import { clockOf } from '../store/clock.js';
 import { JOB_STATES, type JobRecord, type JobState, type PageIndex, type Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { Job } from './job.js';
@@ -242,7 +243,8 @@ export class DeadLetters<Data, Result> {
     const olderThan = options.olderThan === undefined ? undefined : nonNegativeNumber(options.olderThan, 'purge() options.olderThan');
     const name = options.name === undefined ? undefined : text(options.name, 'purge() options.name', 256);
     const limit = options.limit === undefined ? Infinity : positiveInteger(options.limit, 'purge() options.limit');
-    const finishedBefore = olderThan === undefined ? undefined : Date.now() - olderThan;
+    // finishedAt is on the store's clock (an in-memory store's may run ahead of the system's).
+    const finishedBefore = olderThan === undefined ? undefined : clockOf(this.store).now() - olderThan;
     let removed = 0;
     let cursor = '';
     while (removed < limit) {

@@ -84,6 +84,9 @@ export {
 export { RedisStore } from '../store/redis-store.js';
 export type { RedisConnection, RedisStoreConfig, RedisStoreOptions, ConnectOptions } from '../store/redis-store.js';
 export type { RedisClientLike } from '../store/redis-client.js';
+export type { Durability } from '../store/store-options.js';
+export type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
+export { ReplicationTimeoutError } from '../store/replication.js';
 export {
   StoreError,
   StoreNotConnectedError,
@@ -96,6 +99,11 @@ export {
 export { UnsupportedServerError } from '../store/server-checks.js';
 export type { ServerCheckOptions } from '../store/server-checks.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from '../store/store.js';
+
+// Notify over NATS (the @nats-io peers load only when one is used)
+export { NatsNotify, NatsUnavailableError } from '../notify/nats-notify.js';
+export type { NatsNotifyOptions } from '../notify/nats-notify.js';
+export { NatsPeerMissingError } from '../notify/nats-errors.js';
 
 // Logging
 export type { SpoolLogger } from '../logger.js';

@@ -11,6 +11,12 @@ export interface QueueEventsOptions {
   readonly from?: string;
   /** How long one blocking read waits before it checks again, in ms. Default 5,000. */
   readonly blockMs?: number;
+  /**
+   * Start reading at once (default true). With false nothing is opened until
+   * `run()`, `ready()`, the first listener of an event or an async iteration:
+   * a reader nobody listens to costs no connection.
+   */
+  readonly autorun?: boolean;
 }
 
 /** What QueueEvents emits: every event by its name, all of them as `event`, trimmed spans as `gap`, read failures as `error`. */
@@ -23,7 +29,9 @@ export type QueueEventsEmitted = { [K in QueueEventName]: [event: QueueEvent<K>]
 };
 
 const ID = /^\d+(-\d+)?$/;
-const OPTIONS = ['store', 'from', 'blockMs'];
+const OPTIONS = ['store', 'from', 'blockMs', 'autorun'];
+/** Listeners that do not ask for events: adding them does not start a lazy reader. */
+const PASSIVE = new Set<string | symbol>(['error', 'closed', 'newListener', 'removeListener']);
 
 /**
  * A live view of one queue's event stream: blocking XREAD on a connection
@@ -50,8 +58,8 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
   private position: number | undefined;
   private readonly fromStart: boolean;
   private closed = false;
-  private readonly started: Promise<void>;
-  private readonly loop: Promise<void>;
+  private started: Promise<void> | undefined;
+  private loop: Promise<void> | undefined;
 
   constructor(queueName: string, options: QueueEventsOptions) {
     super();
@@ -67,12 +75,28 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
     this.reader = options.store.openEvents(this.queueName);
     this.last = from === '0' ? '0-0' : from;
     this.fromStart = from === '0';
-    this.started = this.start();
-    this.loop = this.started.then(() => this.run());
+    if (options.autorun === false) {
+      const onListener = (name: string | symbol): void => {
+        if (PASSIVE.has(name)) return;
+        (this.off as (n: string, l: typeof onListener) => this)('newListener', onListener);
+        this.run();
+      };
+      (this.on as (n: string, l: typeof onListener) => this)('newListener', onListener);
+    } else {
+      this.run();
+    }
   }
 
-  /** Resolves once the starting position is fixed: events after this are delivered. */
+  /** Starts reading (once; a no-op when already started or closed). */
+  run(): void {
+    if (this.started || this.closed) return;
+    this.started = this.start();
+    this.loop = this.started.then(() => this.readLoop());
+  }
+
+  /** Starts reading if needed; resolves once the starting position is fixed: events after this are delivered. */
   async ready(): Promise<void> {
+    this.run();
     await this.started;
   }
 
@@ -98,7 +122,7 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
     }
   }
 
-  private async run(): Promise<void> {
+  private async readLoop(): Promise<void> {
     let failures = 0;
     while (!this.closed) {
       try {
@@ -172,7 +196,7 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
     if (this.closed) return;
     this.closed = true;
     await this.reader.close();
-    await this.loop.catch(() => undefined);
+    await this.loop?.catch(() => undefined);
     this.emit('closed');
   }
 }

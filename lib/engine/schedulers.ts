@@ -1,3 +1,4 @@
+import { clockOf } from '../store/clock.js';
 import type { SchedulerRecord, SchedulerStore } from '../store/scheduler-store.js';
 import type { NewJob, Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
@@ -52,7 +53,8 @@ export class Schedulers<Data = unknown> {
     const r = normalizeRepeat(repeat);
     checkSchedulerJob(job);
     const prepared = await this.prepare(job);
-    const times = cronTimes(r, Date.now() - 1000);
+    // The store's clock: an in-memory store's may run ahead of the system's.
+    const times = cronTimes(r, clockOf(this.store).now() - 1000);
     if (r.cron !== undefined && times.length === 0) {
       throw new InvalidArgumentError('repeat.cron', `"${r.cron}" has no tick ${r.endAt !== undefined ? 'before repeat.endAt' : 'in the future'}`);
     }
@@ -84,7 +86,7 @@ export class Schedulers<Data = unknown> {
   }
 
   private schedulerStore(): SchedulerStore {
-    if (!this.store.schedulers) throw new InvalidArgumentError('Queue options.store', 'has no scheduler support', 'use a RedisStore');
+    if (!this.store.schedulers) throw new InvalidArgumentError('Queue options.store', 'has no scheduler support', 'use a RedisStore or a MemoryStore');
     return this.store.schedulers;
   }
 }
@@ -101,7 +103,7 @@ export async function refillSchedulers(store: Store, queue: string, ids: readonl
     if (!record) continue;
     const { repeat } = parseSpec(record.spec);
     const last = record.times.at(-1) ?? record.next ?? 0;
-    await schedulers.refill(queue, id, record.spec, cronTimes(repeat, Math.max(last, Date.now() - 1000)));
+    await schedulers.refill(queue, id, record.spec, cronTimes(repeat, Math.max(last, clockOf(store).now() - 1000)));
   }
 }
 

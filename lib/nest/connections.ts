@@ -1,5 +1,7 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { SpoolLogger } from '../logger.js';
+import { NatsNotify } from '../notify/nats-notify.js';
+import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisStore } from '../store/redis-store.js';
 import type { Store } from '../store/store.js';
 import { SpoolBootstrapError } from './errors.js';
@@ -16,6 +18,8 @@ export class SpoolConnections implements OnApplicationShutdown {
   private constructor(
     readonly options: QueueModuleOptions,
     private readonly stores: ReadonlyMap<string, Store>,
+    /** Notify adapters the module created (notify.nats): closed after the stores. */
+    private readonly adapters: readonly NotifyAdapter[] = [],
   ) {}
 
   /** Validates the module options, then opens every connection. */
@@ -23,18 +27,27 @@ export class SpoolConnections implements OnApplicationShutdown {
     validateModuleOptions(options);
     const entries: [string, SpoolConnectionOptions][] = [[DEFAULT_CONNECTION, options.connection], ...Object.entries(options.connections ?? {})];
     const stores = new Map<string, RedisStore>();
+    const adapters: NatsNotify[] = [];
     try {
       for (const [name, c] of entries) {
-        const { waitForRedis, url, client, ...rest } = c;
-        const store = new RedisStore({ ...(client ? { client } : { url: url! }), ...rest, logger });
+        const { waitForRedis, url, client, cluster, ...rest } = c;
+        const nats = options.notify?.nats;
+        // Named connections get subjects (and hint keys) of their own: `<subjectPrefix>.<name>`.
+        const subjectPrefix = name === DEFAULT_CONNECTION ? nats?.subjectPrefix : `${nats?.subjectPrefix ?? 'spool'}.${name}`;
+        const notify = nats && new NatsNotify({ ...nats, logger, ...(subjectPrefix !== undefined && { subjectPrefix }) });
+        if (notify) adapters.push(notify);
+        const store = new RedisStore({ ...(client ? { client } : cluster ? { cluster } : { url: url! }), ...rest, logger, ...(notify && { notify }) });
         stores.set(name, store);
         await (waitForRedis ? connectWaiting(store, name, logger) : store.connect());
+        // NATS down at bootstrap fails it with NatsUnavailableError, as Redis down does.
+        await notify?.connect();
       }
     } catch (err) {
       await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
+      await Promise.allSettled(adapters.map((a) => a.close()));
       throw err;
     }
-    return new SpoolConnections(options, stores);
+    return new SpoolConnections(options, stores, adapters);
   }
 
   /**
@@ -79,6 +92,7 @@ export class SpoolConnections implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.stores.values()].map((s) => s.disconnect()));
+    await Promise.allSettled(this.adapters.map((a) => a.close()));
   }
 }
 

@@ -2,15 +2,29 @@ import type { JobOptions } from '../engine/options.js';
 import type { WorkerOptions } from '../engine/worker-options.js';
 import { PREFIX_PATTERN, PREFIX_RULE } from '../store/keys.js';
 import type { RedisClientLike } from '../store/redis-client.js';
+import type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
+import type { Durability } from '../store/store-options.js';
 import { UnknownOptionError } from '../engine/errors.js';
+import { InvalidArgumentError } from '../common/errors.js';
+import { resolveNatsOptions, type NatsNotifyOptions } from '../notify/nats-options.js';
 import { CONNECTION_KEYS as STORE_CONNECTION_KEYS, STORE_OPTION_KEYS } from '../store/store-options.js';
 import { SpoolBootstrapError } from './errors.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
-/** One Redis server: a URL (the module opens and closes the client) or your client (it stays yours). */
+/**
+ * One Redis server or Redis Cluster: a URL or cluster options (the module
+ * opens and closes the client) or your client, single-node or cluster (it
+ * stays yours).
+ */
 export interface SpoolConnectionOptions {
   readonly url?: string;
-  readonly client?: RedisClientLike;
+  readonly client?: RedisClientLike | ClusterClientLike;
+  /** Redis Cluster: node-redis createCluster() options, e.g. { rootNodes: [{ url: 'redis://host:7000' }] }. */
+  readonly cluster?: SpoolClusterOptions;
+  /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see README "Redis Cluster". Default 'async'. */
+  readonly durability?: Durability;
+  /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */
+  readonly replicationTimeoutMs?: number;
   /** Key prefix (hash tag part). Default 'spool'. */
   readonly prefix?: string;
   /** Refuse to start (UnsupportedServerError) when the server's maxmemory-policy is not noeviction, instead of warning. Default false. */
@@ -39,9 +53,20 @@ export interface QueueModuleOptions {
   readonly defaultJobOptions?: JobOptions;
   /** Worker defaults for every processor (each @Processor may override). */
   readonly workers?: ProcessorWorkerOptions;
+  /**
+   * How workers hear of new work, lost leases and finished jobs. Default:
+   * Redis pub/sub. `{ nats: { servers, kvBucket? } }`: NATS (optional peers
+   * @nats-io/transport-node and @nats-io/kv), for every connection.
+   */
+  readonly notify?: SpoolNotifyOptions;
 }
 
-const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers'];
+/** The notify transport of QueueModule.forRoot: NATS settings as NatsNotify takes them (its logger is Nest's). */
+export interface SpoolNotifyOptions {
+  readonly nats?: Omit<NatsNotifyOptions, 'logger'>;
+}
+
+const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers', 'notify'];
 /** The RedisStore's own keys (one shape for both), plus what only the module does. */
 const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis'];
 
@@ -60,11 +85,15 @@ export function knownKeys(value: object, known: readonly string[], field: string
 }
 
 function checkConnection(value: unknown, field: string): void {
-  if (!plain(value)) throw new SpoolBootstrapError(field, 'must be an object { url } or { client }', "e.g. { url: 'redis://127.0.0.1:6379' }");
+  if (!plain(value)) throw new SpoolBootstrapError(field, 'must be an object { url }, { cluster } or { client }', "e.g. { url: 'redis://127.0.0.1:6379' }");
   knownKeys(value, CONNECTION_KEYS, field);
   const hasUrl = value.url !== undefined;
   const hasClient = value.client !== undefined;
-  if (hasUrl === hasClient) throw new SpoolBootstrapError(field, 'needs exactly one of url and client');
+  const hasCluster = value.cluster !== undefined;
+  if ([hasUrl, hasClient, hasCluster].filter(Boolean).length !== 1) throw new SpoolBootstrapError(field, 'needs exactly one of url, cluster and client');
+  if (hasCluster && (!plain(value.cluster) || !Array.isArray(value.cluster.rootNodes) || value.cluster.rootNodes.length === 0)) {
+    throw new SpoolBootstrapError(`${field}.cluster`, 'must be node-redis cluster options with rootNodes', "e.g. { cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }] } }");
+  }
   if (hasUrl) {
     let protocol = '';
     try {
@@ -120,5 +149,19 @@ export function validateModuleOptions(options: unknown): asserts options is Queu
   }
   if (options.workers !== undefined && !plain(options.workers)) {
     throw new SpoolBootstrapError(`${field}.workers`, 'must be an object of worker options');
+  }
+  if (options.notify !== undefined) checkNotify(options.notify, `${field}.notify`);
+}
+
+function checkNotify(value: unknown, field: string): void {
+  if (!plain(value)) throw new SpoolBootstrapError(field, 'must be an object', "e.g. { nats: { servers: 'nats://127.0.0.1:4222' } }");
+  knownKeys(value, ['nats'], field);
+  if (value.nats === undefined) return;
+  if (plain(value.nats) && 'logger' in value.nats) throw new SpoolBootstrapError(`${field}.nats.logger`, 'is not an option', "the module passes Nest's logger");
+  try {
+    resolveNatsOptions(value.nats, `${field}.nats`);
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(err.field, err.message.slice(err.field.length + 1));
+    throw err;
   }
 }

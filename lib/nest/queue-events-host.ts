@@ -25,8 +25,11 @@ type Instance = Record<string, unknown>;
 /**
  * QueueEvents for Nest: one reader per queue and connection, shared by the
  * @OnQueueEvent methods of any provider (found like processors) and by
- * whoever injects it with @InjectQueueEvents(queue). Readers are closed
- * before the application shuts down.
+ * whoever injects it with @InjectQueueEvents(queue). Readers are lazy (Nest
+ * builds every queue's provider, injected or not): a reader opens its
+ * connection when a listener is attached or it is asked to run, so queues
+ * nobody listens to cost no blocking connection. Readers are closed before
+ * the application shuts down.
  */
 export class SpoolQueueEvents implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly readers = new Map<string, QueueEvents>();
@@ -40,12 +43,12 @@ export class SpoolQueueEvents implements OnModuleInit, OnApplicationBootstrap, B
     private readonly logger: SpoolLogger,
   ) {}
 
-  /** The reader of a queue's events (created on first use, reading new events from then on). */
+  /** The reader of a queue's events (created on first use; it reads new events from its first listener on). */
   get(queue: string, connection: string = DEFAULT_CONNECTION): QueueEvents {
     const key = `${connection}\n${queue}`;
     let reader = this.readers.get(key);
     if (!reader) {
-      reader = new QueueEvents(queue, { store: this.connections.get(connection) });
+      reader = new QueueEvents(queue, { store: this.connections.get(connection), autorun: false });
       reader.on('error', (err) => this.logger.warn(`QueueEvents "${queue}": ${err.message}; retrying`));
       this.readers.set(key, reader);
     }
@@ -98,7 +101,9 @@ export class SpoolQueueEvents implements OnModuleInit, OnApplicationBootstrap, B
           .catch((err: unknown) => this.logger.error(`${listener.at} threw`, err));
       });
     }
-    await Promise.all([...this.readers.values()].map((r) => r.ready()));
+    // Only the readers with @OnQueueEvent listeners have started; wait until they read from now on.
+    const listened = new Set(this.listeners.map((l) => this.get(l.queue, l.connection)));
+    await Promise.all([...listened].map((r) => r.ready()));
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * Wake-ups between processes (seed 000's contract). Producers announce work
- * inside the store's scripts (a woken claim spends the wake-hint budget in the
- * same call); this side listens and tells the engine when a dropped subscription came back (messages sent
+ * inside the store's scripts (Redis; a woken claim spends the wake-hint
+ * budget in the same call) or through announce() (NATS); this side listens
+ * and tells the engine when a dropped subscription came back (messages sent
  * meanwhile are lost, so listeners should look for work themselves).
  */
 export type SchedMessage =
@@ -25,6 +26,16 @@ export interface FinishedMessage {
 
 export type Unsubscribe = () => Promise<void>;
 
+/**
+ * What one transition asks to be told, as the store reports it to an
+ * adapter that carries messages itself (see NotifyAdapter.announce).
+ * `hints`: how many more idle workers the new waiting work is worth.
+ */
+export type Announcement =
+  | { readonly channel: 'sched'; readonly message: SchedMessage; readonly hints: number }
+  | { readonly channel: 'owls'; readonly message: OwnershipMessage }
+  | { readonly channel: 'done'; readonly message: FinishedMessage };
+
 export interface NotifyAdapter {
   /** New waiting work or a new earliest delayed job, for every queue of this prefix. */
   onScheduled(listener: (message: SchedMessage) => void): Promise<Unsubscribe>;
@@ -34,5 +45,19 @@ export interface NotifyAdapter {
   onFinished(listener: (message: FinishedMessage) => void): Promise<Unsubscribe>;
   /** Subscriptions came back after a drop; returns a function that removes the listener. */
   onReconnect(listener: () => void): () => void;
+  /**
+   * Present on adapters that carry messages themselves (NATS): the store's
+   * scripts then report what to announce in their replies, and the store
+   * passes it here once the transition is done. Absent (Redis pub/sub): the
+   * scripts PUBLISH inside the transition, which saves a round trip.
+   */
+  announce?(announcements: readonly Announcement[]): void;
+  /**
+   * Present on adapters that keep the wake-hint budget themselves (NATS):
+   * how many of `want` slots a worker woken for `queue` may claim (0: the
+   * budget is spent, go back to sleep). Absent: the store's claim spends
+   * the budget kept next to the queue, in the same call.
+   */
+  takeWakeHints?(queue: string, want: number): Promise<number>;
   close(): Promise<void>;
 }

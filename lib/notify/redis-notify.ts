@@ -1,5 +1,8 @@
 import type { SpoolLogger } from '../logger.js';
 import type { FinishedMessage, NotifyAdapter, OwnershipMessage, SchedMessage, Unsubscribe } from './notify-adapter.js';
+
+export { parseFinished, parseOwnership, parseSched } from './messages.js';
+import { parseFinished, parseOwnership, parseSched } from './messages.js';
 import { SharedChannel, type ChannelSubscriber } from './shared-channel.js';
 import { WriteLock } from './write-lock.js';
 
@@ -22,28 +25,6 @@ export interface RedisNotifyOptions {
   readonly logger: SpoolLogger;
   /** The subscriber connection dropped (once per outage); default: a warning on the logger. */
   readonly onLost?: (err: Error) => void;
-}
-
-export function parseSched(message: string): SchedMessage | null {
-  if (message.startsWith('w:')) return { kind: 'waiting', queue: message.slice(2) };
-  if (message.startsWith('d:')) {
-    const colon = message.indexOf(':', 2);
-    const dueIn = Number(message.slice(2, colon));
-    if (colon > 2 && Number.isFinite(dueIn)) return { kind: 'delayed', queue: message.slice(colon + 1), dueIn };
-  }
-  return null;
-}
-
-export function parseFinished(message: string): FinishedMessage | null {
-  const [queue, id, state] = message.split('\n');
-  if (queue === undefined || id === undefined || state === undefined) return null;
-  return { queue, id, state };
-}
-
-export function parseOwnership(message: string): OwnershipMessage | null {
-  const [kind, queue, id, token] = message.split('\n');
-  if ((kind !== 'lost' && kind !== 'cancel') || queue === undefined || id === undefined || token === undefined) return null;
-  return { kind, queue, id, token };
 }
 
 /**

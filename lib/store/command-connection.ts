@@ -3,9 +3,25 @@ import { RedisUnavailableError, StoreNotConnectedError } from './errors.js';
 import { clientOptionProblems, createSpoolClient, type RedisClientLike } from './redis-client.js';
 import type { ScriptRunner } from './script-runner.js';
 import { checkServer } from './server-checks.js';
+import { ClusterClient, createSpoolCluster, isClusterClient, masterClients, type ClusterClientLike, type SpoolClusterOptions } from './cluster-client.js';
 
-/** How the store reaches Redis: a URL (the store owns the client) or your connected client (it stays yours). */
-export type RedisConnection = { readonly url: string } | { readonly client: RedisClientLike };
+/**
+ * How the store reaches Redis: a URL, or Redis Cluster options (node-redis
+ * `createCluster()` options: the store owns that client), or your client, a
+ * single-node or a cluster one (it stays yours).
+ */
+export type RedisConnection =
+  | { readonly url: string }
+  | { readonly cluster: SpoolClusterOptions }
+  | { readonly client: RedisClientLike | ClusterClientLike };
+
+/** The client the store talks through: a cluster client is adapted to the one-connection shape. */
+function clientOf(connection: RedisConnection): RedisClientLike {
+  if ('url' in connection) return createSpoolClient(connection.url);
+  if ('cluster' in connection) return createSpoolCluster(connection.cluster);
+  const client = connection.client;
+  return isClusterClient(client) ? new ClusterClient(client) : client;
+}
 
 /**
  * The Redis store's command connection and its life: open (once, or waiting
@@ -27,7 +43,7 @@ export class CommandConnection {
     /** Told when an owned connection drops and when it is back (the store's outage log). */
     private readonly health: { lost(what: string): void; recovered(): void },
   ) {
-    this.ownsClient = 'url' in connection;
+    this.ownsClient = !('client' in connection);
   }
 
   /** The client is connected and answering (false during an outage). */
@@ -72,7 +88,7 @@ export class CommandConnection {
   }
 
   private async open(wait: boolean): Promise<void> {
-    const client = 'url' in this.connection ? createSpoolClient(this.connection.url) : this.connection.client;
+    const client = clientOf(this.connection);
     for (const problem of clientOptionProblems(client)) this.logger.warn(`RedisStore client: ${problem}`);
     const onError = (err: Error): void => this.health.lost(`connection lost: ${err.message}`);
     const onReady = (): void => this.health.recovered();
@@ -92,9 +108,12 @@ export class CommandConnection {
       client.on('ready', onReady);
     }
     try {
-      await checkServer(client, this.logger, { requireNoEviction: this.requireNoEviction });
+      // On a cluster: every master (a master promoted later loads each script on its first NOSCRIPT).
+      const masters = await masterClients(client);
+      for (const master of masters) await checkServer(master, this.logger, { requireNoEviction: this.requireNoEviction });
       // Not fatal: a store connects under OOM too (SCRIPT LOAD may be refused), and calls fall back to EVAL.
-      await this.runner.preload(client).catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
+      await Promise.all(masters.map((master) => this.runner.preload(master)))
+        .catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
     } catch (err) {
       if (this.ownsClient) {
         client.off('error', onError);

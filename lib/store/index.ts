@@ -45,5 +45,5 @@ export type {
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from './store.js';
 export type { Clock, ClockTimer } from './clock.js';
-export type { NotifyAdapter, SchedMessage, OwnershipMessage, FinishedMessage, Unsubscribe } from '../notify/notify-adapter.js';
+export type { NotifyAdapter, SchedMessage, OwnershipMessage, FinishedMessage, Unsubscribe, Announcement } from '../notify/notify-adapter.js';
 

@@ -2,6 +2,7 @@ import { stderrLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
+import { noteCarrier } from './announced.js';
 import { FLOW_SWEEP_GRACE_MS } from './flow-intents.js';
 import { channels, keyCache, type Channels, type QueueKeys } from './keys.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
@@ -28,6 +29,7 @@ import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type Re
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import { RedisEventReader } from './redis-events.js';
 import { scanQueueNames } from './scan-queues.js';
+import { ReplicaWait } from './replication.js';
 import type { Completion, CompleteManyOutcome, EventReader, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
 
@@ -59,6 +61,8 @@ export class RedisStore implements Store, AsyncDisposable {
   private readonly channels: Channels;
   private readonly flows: RedisFlows;
   private readonly keys: (queue: string) => QueueKeys;
+  /** Set when the notify adapter carries messages itself (not Redis pub/sub). */
+  private readonly carryNotes: ((script: string, raw: RawReply) => RawReply) | undefined;
 
   /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
   readonly outage: OutageLog;
@@ -74,7 +78,10 @@ export class RedisStore implements Store, AsyncDisposable {
     const logger = config.logger ?? stderrLogger;
     this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
     this.channels = channels(prefix);
-    this.runner = new ScriptRunner(() => this.command('script'), { transientRetryMs: config.transientRetryMs });
+    this.runner = new ScriptRunner(() => this.command('script'), {
+      transientRetryMs: config.transientRetryMs,
+      ...(config.durability === 'replicated' && { replicaWait: new ReplicaWait(config.replicationTimeoutMs, logger) }),
+    });
     this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage);
     this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
     grantRedisAccess(this, { command: (what) => this.command(what), keysOf: (queue) => this.keysOf(queue), flows: this.flows });
@@ -89,6 +96,7 @@ export class RedisStore implements Store, AsyncDisposable {
         logger,
         onLost: (err) => this.outage.lost(`subscriber connection: ${err.message}`),
       });
+    this.carryNotes = noteCarrier(this.notify);
   }
 
   /**
@@ -137,8 +145,11 @@ export class RedisStore implements Store, AsyncDisposable {
   private run(name: ScriptName, queue: string, args: readonly (string | number)[], jobId?: string, extraKeys: readonly string[] = []): Promise<RawReply> {
     const descriptor = SCRIPTS[name];
     const keys = fixedKeys(descriptor, this.keysOf(queue), jobId);
-    const argv = descriptor.queue ? [this.channels.sched, this.channels.owls, queue, ...args] : args;
-    return this.runner.run(name, keys, argv, extraKeys);
+    // No sched channel: the script collects its announcements for the adapter (includes/announce).
+    const carry = descriptor.queue && this.runner.announces(name) ? this.carryNotes : undefined;
+    const argv = descriptor.queue ? [this.carryNotes ? '' : this.channels.sched, this.channels.owls, queue, ...args] : args;
+    const reply = this.runner.run(name, keys, argv, extraKeys);
+    return carry ? reply.then((raw) => carry(name, raw)) : reply;
   }
 
   async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {
@@ -359,6 +370,6 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   listQueues(): Promise<string[]> {
-    return scanQueueNames(this.call('listQueues'), this.prefix);
+    return scanQueueNames(this.command('listQueues'), this.prefix);
   }
 }

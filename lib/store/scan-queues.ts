@@ -1,4 +1,5 @@
-import type { RedisClientLike } from './redis-client.js';
+import { masterClients } from './cluster-client.js';
+import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
 
 /** Keys examined per SCAN call: each call stays short on a large keyspace. */
 const SCAN_COUNT = 1000;
@@ -24,7 +25,7 @@ async function scan(client: RedisClientLike, match: string, type: string, found:
  * two SCANs, for sorted sets and for meta hashes of the `{prefix:…}` tag, so
  * job hashes are never sent back. SCAN walks the whole keyspace in short
  * steps: an operator's call (CLI, dashboard), never one for a hot path. On a
- * cluster it sees the node the client talks to.
+ * cluster it walks every master (each holds the queues of its slots).
  */
 export async function scanQueueNames(client: RedisClientLike, prefix: string): Promise<string[]> {
   const head = `{${prefix}:`;
@@ -34,7 +35,10 @@ export async function scanQueueNames(client: RedisClientLike, prefix: string): P
     const end = key.indexOf('}', head.length);
     if (key.startsWith(head) && end > head.length) names.add(key.slice(head.length, end));
   };
-  await scan(client, `${globLiteral(head)}*}:*`, 'zset', found);
-  await scan(client, `${globLiteral(head)}*}:meta`, 'hash', found);
+  for (const master of await masterClients(client)) {
+    const node = mappingUnavailable(master, 'listQueues');
+    await scan(node, `${globLiteral(head)}*}:*`, 'zset', found);
+    await scan(node, `${globLiteral(head)}*}:meta`, 'hash', found);
+  }
   return [...names].sort();
 }

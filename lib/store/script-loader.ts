@@ -17,6 +17,33 @@ export interface LoadedScript {
   /** Source with every include inlined once, in first-use order. */
   readonly source: string;
   readonly sha: string;
+  /**
+   * The script includes `includes/announce`: called with an empty ARGV[1]
+   * (no sched channel) it replies `{notes, reply}` instead of `reply`.
+   */
+  readonly announces: boolean;
+}
+
+const ANNOUNCE = 'includes/announce';
+
+/**
+ * Wraps a script that announces (includes/announce) so that, when it
+ * collects rather than publishes, its reply carries the notes: the body runs
+ * as a function (its `return`s stay as written) and the notes table lives
+ * outside it. Error replies pass through unchanged. Publishing calls reply
+ * exactly as before.
+ */
+function withNotes(source: string): string {
+  return [
+    'local spool_notes = {}',
+    'local spool_reply = (function()',
+    source,
+    'end)()',
+    "if ARGV[1] ~= '' or (type(spool_reply) == 'table' and spool_reply.err) then",
+    '  return spool_reply',
+    'end',
+    'return {spool_notes, spool_reply}',
+  ].join('\n');
 }
 
 /** A script names an include that does not exist, or includes come round in a circle. */
@@ -34,8 +61,11 @@ export class ScriptIncludeError extends SpoolError {
  */
 export function loadScript(name: string, files: LuaFiles = LUA_SOURCES): LoadedScript {
   const included = new Set<string>();
-  const source = resolve(name, [], included, files);
-  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+  const resolved = resolve(name, [], included, files);
+  // An include loaded on its own (tests build scripts around it) stays a fragment.
+  const announces = !name.startsWith('includes/') && included.has(ANNOUNCE);
+  const source = announces ? withNotes(resolved) : resolved;
+  return { name, source, sha: createHash('sha1').update(source).digest('hex'), announces };
 }
 
 function resolve(path: string, chain: readonly string[], included: Set<string>, files: LuaFiles): string {

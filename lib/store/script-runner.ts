@@ -4,18 +4,22 @@ import type { RedisClientLike } from './redis-client.js';
 import type { RawReply } from './replies.js';
 import { loadScript, type LoadedScript } from './script-loader.js';
 import { SCRIPTS, type ScriptName } from './scripts.js';
+import type { ReplicaWait } from './replication.js';
 
 /**
  * Replies that mean "not executed, ask again soon": the server is loading its
  * AOF after a restart (LOADING), another script runs past busy-script-time
  * (BUSY), a cluster slot moves (TRYAGAIN), a replica lost its master
- * (MASTERDOWN). Repeating is safe for every script, since none of it ran.
+ * (MASTERDOWN), a cluster is between a master's death and its replica's
+ * promotion (CLUSTERDOWN). Repeating is safe for every script, since none of it ran.
  */
-const TRANSIENT = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN)\b/;
+const TRANSIENT = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN)\b/;
 
 export interface ScriptRunnerOptions {
   /** How long transient refusals (LOADING, BUSY, ...) are retried before the call fails. Default 10,000 ms. */
   readonly transientRetryMs?: number;
+  /** durability 'replicated': WAIT for a replica after the writes a caller is acknowledged for. */
+  readonly replicaWait?: ReplicaWait;
 }
 
 /**
@@ -28,12 +32,14 @@ export interface ScriptRunnerOptions {
 export class ScriptRunner {
   private readonly scripts = new Map<ScriptName, LoadedScript>();
   private readonly transientRetryMs: number;
+  private readonly replicaWait: ReplicaWait | undefined;
 
   constructor(private readonly client: () => RedisClientLike, options: ScriptRunnerOptions = {}) {
     for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
       this.scripts.set(name, loadScript(SCRIPTS[name].file));
     }
     this.transientRetryMs = options.transientRetryMs ?? 10_000;
+    this.replicaWait = options.replicaWait;
   }
 
   /**
@@ -43,6 +49,11 @@ export class ScriptRunner {
    */
   async preload(client: RedisClientLike): Promise<void> {
     await Promise.all([...this.scripts.values()].map((script) => client.sendCommand(['SCRIPT', 'LOAD', script.source])));
+  }
+
+  /** The script includes includes/announce (see LoadedScript.announces). */
+  announces(name: ScriptName): boolean {
+    return this.scripts.get(name)!.announces;
   }
 
   /** `extraKeys` follow `keys` (the per-job keys of add, extend, ...). */
@@ -57,8 +68,9 @@ export class ScriptRunner {
     let useEval = false;
     for (let attempt = 0; ; attempt++) {
       const client = this.client();
+      let reply: RawReply;
       try {
-        return (await client.sendCommand(command)) as RawReply;
+        reply = (await client.sendCommand(command)) as RawReply;
       } catch (err) {
         if (!(err instanceof ErrorReply)) throw new RedisUnavailableError(`script ${name}`, err);
         const message = err.message;
@@ -75,6 +87,9 @@ export class ScriptRunner {
         if (/^OOM\b/.test(message)) throw new RedisOutOfMemoryError(name, err);
         throw new ScriptError(name, err);
       }
+      // Outside the try: a replication shortfall is not a script error.
+      if (this.replicaWait?.covers(name)) await this.replicaWait.after(name, client, command[3]!);
+      return reply;
     }
   }
 }

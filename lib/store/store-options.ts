@@ -5,6 +5,7 @@ import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import type { RedisConnection } from './command-connection.js';
 import { PREFIX_PATTERN, PREFIX_RULE } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
+import type { SpoolClusterOptions } from './cluster-client.js';
 
 export type { RedisConnection } from './command-connection.js';
 
@@ -34,7 +35,19 @@ export interface RedisStoreOptions {
    * you pass stays yours to close.
    */
   readonly notify?: NotifyAdapter;
+  /**
+   * 'async' (default): a write is acknowledged once its master has it; Redis
+   * replicates afterwards, so a master that dies in between can take it along.
+   * 'replicated': writes a caller is acknowledged for (add, addBulk, flow
+   * adds, complete, fail, cancel) also WAIT until a replica has them (or
+   * `replicationTimeoutMs` passes); see README "Redis Cluster".
+   */
+  readonly durability?: Durability;
+  /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */
+  readonly replicationTimeoutMs?: number;
 }
+
+export type Durability = 'async' | 'replicated';
 
 /**
  * One object, the same shape as the Nest module's `connection`:
@@ -44,9 +57,9 @@ export interface RedisStoreOptions {
 export type RedisStoreConfig = RedisConnection & RedisStoreOptions;
 
 /** Keys of the connection part. */
-export const CONNECTION_KEYS = ['url', 'client'] as const;
+export const CONNECTION_KEYS = ['url', 'client', 'cluster'] as const;
 /** Keys of the options part, also accepted in the one-object form. */
-export const STORE_OPTION_KEYS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs', 'outageLogInterval', 'notify'] as const;
+export const STORE_OPTION_KEYS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs', 'outageLogInterval', 'notify', 'durability', 'replicationTimeoutMs'] as const;
 
 export interface ResolvedStoreConfig {
   readonly connection: RedisConnection;
@@ -56,6 +69,8 @@ export interface ResolvedStoreConfig {
   readonly transientRetryMs?: number;
   readonly outageLogInterval: number;
   readonly notify?: NotifyAdapter;
+  readonly durability: Durability;
+  readonly replicationTimeoutMs: number;
 }
 
 /**
@@ -76,9 +91,13 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
   const merged: Record<string, unknown> = { ...first, ...second };
   const hasUrl = merged.url !== undefined;
   const hasClient = merged.client !== undefined;
-  if (hasUrl && hasClient) throw new InvalidArgumentError('RedisStore connection', 'has both url and client', 'pass one of them');
-  if (!hasClient && typeof merged.url !== 'string') {
-    throw new InvalidArgumentError('RedisStore connection', hasUrl ? `url must be a string, got ${describe(merged.url)}` : 'needs a url or a client', "pass { url: 'redis://host:6379' } or { client } (a node-redis client)");
+  const hasCluster = merged.cluster !== undefined;
+  if ([hasUrl, hasClient, hasCluster].filter(Boolean).length > 1) {
+    throw new InvalidArgumentError('RedisStore connection', `has both ${['url', 'client', 'cluster'].filter((k) => merged[k] !== undefined).join(' and ')}`, 'pass one of them');
+  }
+  if (hasCluster) assertClusterOptions(merged.cluster);
+  if (!hasClient && !hasCluster && typeof merged.url !== 'string') {
+    throw new InvalidArgumentError('RedisStore connection', hasUrl ? `url must be a string, got ${describe(merged.url)}` : 'needs a url, a cluster or a client', "pass { url: 'redis://host:6379' }, { cluster: { rootNodes: [{ url: 'redis://host:7000' }] } } or { client } (a node-redis client)");
   }
   if (hasClient && (typeof merged.client !== 'object' || merged.client === null)) {
     throw new InvalidArgumentError('RedisStore connection.client', `must be a node-redis client, got ${describe(merged.client)}`);
@@ -98,15 +117,40 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
   if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1) {
     throw new InvalidArgumentError('RedisStore options.outageLogInterval', `must be a whole number of ms >= 1, got ${describe(interval)}`);
   }
+  const durability = merged.durability ?? 'async';
+  if (durability !== 'async' && durability !== 'replicated') {
+    throw new InvalidArgumentError('RedisStore options.durability', `must be 'async' or 'replicated', got ${describe(durability)}`);
+  }
+  const replicationTimeoutMs = merged.replicationTimeoutMs ?? 1000;
+  if (typeof replicationTimeoutMs !== 'number' || !Number.isInteger(replicationTimeoutMs) || replicationTimeoutMs < 1) {
+    throw new InvalidArgumentError('RedisStore options.replicationTimeoutMs', `must be a whole number of ms >= 1, got ${describe(replicationTimeoutMs)}`);
+  }
   const logger = merged.logger as SpoolLogger | undefined;
   const notify = merged.notify as NotifyAdapter | undefined;
   return {
-    connection: hasClient ? { client: merged.client as RedisClientLike } : { url: merged.url as string },
+    connection: hasClient
+      ? { client: merged.client as RedisClientLike }
+      : hasCluster
+        ? { cluster: merged.cluster as SpoolClusterOptions }
+        : { url: merged.url as string },
     prefix,
     ...(logger !== undefined && { logger }),
     requireNoEviction: merged.requireNoEviction === true,
     ...(retry !== undefined && { transientRetryMs: retry }),
     outageLogInterval: interval,
     ...(notify !== undefined && { notify }),
+    durability,
+    replicationTimeoutMs,
   };
+}
+
+function assertClusterOptions(cluster: unknown): void {
+  const fix = "pass { cluster: { rootNodes: [{ url: 'redis://host:7000' }, ...] } } (node-redis createCluster options)";
+  if (typeof cluster !== 'object' || cluster === null || Array.isArray(cluster)) {
+    throw new InvalidArgumentError('RedisStore connection.cluster', `must be node-redis cluster options, got ${describe(cluster)}`, fix);
+  }
+  const rootNodes = (cluster as { rootNodes?: unknown }).rootNodes;
+  if (!Array.isArray(rootNodes) || rootNodes.length === 0) {
+    throw new InvalidArgumentError('RedisStore connection.cluster.rootNodes', `must be a non-empty array of node options, got ${describe(rootNodes)}`, fix);
+  }
 }

@@ -1,6 +1,8 @@
 import type { JobRecord } from '../store/store.js';
 import { deadLetter, groupCap, groupReady, groupsReopen, rateWindow, type Ctx } from './memory-moves.js';
 import { groupOf, parkedOf, toRecord, type MemGroup } from './memory-state.js';
+import { emit } from './memory-events.js';
+import { metricDead } from './memory-metrics.js';
 
 /** A grouped job's group as the claim found it (claim-batch's `pick`). */
 interface Pick {
@@ -119,6 +121,7 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
       skipped.push(popped);
     } else if (job.deadline > 0 && now > job.deadline) {
       deadLetter(ctx, job, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError');
+      metricDead(ctx);
     } else {
       const room = req.room?.get(job.name);
       if (room !== undefined) req.room!.set(job.name, room - 1);
@@ -127,6 +130,7 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
       job.state = 'active';
       job.token = `${req.workerId}:${job.claims}`;
       job.startedAt = now;
+      emit(ctx, 'active', { jobId: job.id, attempt: job.attempt });
       q.active.add(job.id, now + req.lockMs);
       if (popped.pick) groupStarted(ctx, popped.pick);
       out.push(toRecord(job));

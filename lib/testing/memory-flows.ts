@@ -1,7 +1,9 @@
 import type { AddFlowOutcome, ChildrenRecord, DeliverOutcome, NewFlowNode, RedriveOutcome, RemoveOutcome } from '../store/store.js';
 import { announceDelayed, deadLetter, dropJob, place, postParent, releaseDedup, waitScore, wake, type Ctx } from './memory-moves.js';
-import { finishedIndex, refOf, type MemJob, type MemQueue } from './memory-state.js';
+import { finishedIndex, refOf, type MemJob } from './memory-state.js';
 import { newJob, type MemNewJob } from './memory-jobs.js';
+import { emit } from './memory-events.js';
+import { metricDead } from './memory-metrics.js';
 
 /** A flow notification as includes/flow writes it into the child queue's outbox. */
 interface Notice {
@@ -48,6 +50,8 @@ export function addFlowNodes(ctxOf: (queue: string) => Ctx, nodes: readonly NewF
       job.runAt = now;
       if (place(ctx, job, waitScore(q, job.priority, job.lifo))) woken.set(ctx, (woken.get(ctx) ?? 0) + 1);
     }
+    emit(ctx, 'added', { jobId: job.id, name: job.name, state: job.state === 'delayed' || job.state === 'waiting-children' ? job.state : 'waiting' });
+    if (job.state === 'delayed') emit(ctx, 'delayed', { jobId: job.id, delay: node.job.delay, runAt: job.runAt! });
   }
   for (const [ctx, n] of woken) wake(ctx, n);
   for (const [ctx, e] of earliest) announceDelayed(ctx, e.id, e.at - ctx.now);
@@ -93,6 +97,7 @@ function childDone(ctx: Ctx, m: Notice): MemJob['state'] | 'removed' | null {
     parent.failures.delete(ref);
     if (parent.state === 'failed' && parent.reason === 'child-failed' && ![...parent.failures.values()].some((f) => failurePolicy(f) === 'fail')) {
       ctx.q.failed.delete(parent.id);
+      emit(ctx, 'redriven', { jobId: parent.id, state: 'waiting-children' });
       parent.finishedAt = undefined;
       parent.error = undefined;
       parent.reason = undefined;
@@ -120,14 +125,15 @@ function childDone(ctx: Ctx, m: Notice): MemJob['state'] | 'removed' | null {
         ctx.q.waitingChildren.delete(parent.id);
         const what = m.st === 'cancelled' ? 'was cancelled' : `died (${m.why}): ${m.e}`;
         deadLetter(ctx, parent, 'child-failed', `child ${m.id} of queue ${m.q} ${what}`, '', 'ChildFailedError');
+        metricDead(ctx);
       }
     }
   }
   return ctx.q.jobs.get(m.pid)?.state ?? 'removed';
 }
 
-/** redrive.lua: a dead letter back to waiting (or waiting-children), attempts reset; its parent hears of it. */
-export function redriveJob(ctx: Ctx, id: string): RedriveOutcome {
+/** includes/redrive: a dead letter back to waiting (or waiting-children, or delayed), attempts reset on request; its parent hears of it. */
+export function redriveJob(ctx: Ctx, id: string, reset = true, delay = 0): RedriveOutcome {
   const job = ctx.q.jobs.get(id);
   if (!job) return { status: 'unknown' };
   if (job.state !== 'failed') return { status: 'not-failed', state: job.state };
@@ -136,21 +142,30 @@ export function redriveJob(ctx: Ctx, id: string): RedriveOutcome {
   job.error = undefined;
   job.reason = undefined;
   job.finishedToken = undefined;
-  job.attempt = 0;
-  job.stalled = 0;
+  if (reset) {
+    job.attempt = 0;
+    job.stalled = 0;
+  }
   job.runAt = ctx.now;
   if (job.deps.size > 0) {
     job.state = 'waiting-children';
     ctx.q.waitingChildren.add(id, ctx.now);
+  } else if (delay > 0) {
+    job.state = 'delayed';
+    job.runAt = ctx.now + delay;
+    ctx.q.delayed.add(id, job.runAt);
+    announceDelayed(ctx, id, delay);
   } else if (place(ctx, job, waitScore(ctx.q, job.priority, job.lifo))) {
     wake(ctx, 1);
   }
+  emit(ctx, 'redriven', { jobId: id, state: job.state });
   postParent(ctx, job, 'redriven');
   return { status: 'redriven', state: job.state };
 }
 
 /** remove.lua: deletes a finished job with no pending children. */
-export function removeJob(q: MemQueue, id: string): RemoveOutcome {
+export function removeJob(ctx: Ctx, id: string): RemoveOutcome {
+  const { q } = ctx;
   const job = q.jobs.get(id);
   if (!job) return { status: 'unknown' };
   const index = finishedIndex(q, job.state);
@@ -159,6 +174,7 @@ export function removeJob(q: MemQueue, id: string): RemoveOutcome {
   index.delete(id);
   releaseDedup(q, job);
   dropJob(q, id);
+  emit(ctx, 'removed', { jobId: id, state: job.state });
   return { status: 'removed' };
 }
 

@@ -14,6 +14,9 @@ import {
   type Ctx,
 } from './memory-moves.js';
 import { toRecord, type MemJob, type Retention } from './memory-state.js';
+import { emit, eventText } from './memory-events.js';
+import { metricCompleted, metricFailed, metricReaped } from './memory-metrics.js';
+import { advanceSchedulers } from './memory-schedulers.js';
 
 /** A job to add, its Redis-shaped options already decoded by the store's adapter. */
 export interface MemNewJob {
@@ -92,6 +95,8 @@ export function addJobs(ctx: Ctx, jobs: readonly MemNewJob[]): AddBatchOutcome {
       job.runAt = now;
       if (place(ctx, job, waitScore(q, j.priority, j.lifo))) woken += 1;
     }
+    emit(ctx, 'added', { jobId: j.id, name: j.name, state: job.state });
+    if (job.state === 'delayed') emit(ctx, 'delayed', { jobId: j.id, delay: j.delay, runAt: job.runAt });
     out.push({ created: true, id: j.id, state: job.state, createdAt: now, runAt: job.runAt });
   }
   wake(ctx, woken);
@@ -108,7 +113,7 @@ export function held(ctx: Ctx, lease: Lease): { job: MemJob } | { already: MemJo
 }
 
 /** One job of complete.lua (includes/complete-batch): completed, or cancelled when a cancel request won. */
-export function completeJob(ctx: Ctx, lease: Lease, result: string): CompletionStatus {
+export function completeJob(ctx: Ctx, lease: Lease, result: string, durationMs: number | undefined): CompletionStatus {
   const h = held(ctx, lease);
   if (!h) return { status: 'lost' };
   if ('already' in h) return { status: 'already', state: h.already.state };
@@ -119,7 +124,9 @@ export function completeJob(ctx: Ctx, lease: Lease, result: string): CompletionS
     cancelled(ctx, job);
     return { status: 'cancelled' };
   }
+  emit(ctx, 'completed', { jobId: job.id, size: Buffer.byteLength(result) });
   finish(ctx, job, ctx.q.completed, 'completed', job.rc);
+  metricCompleted(ctx, durationMs);
   return { status: 'completed' };
 }
 
@@ -139,10 +146,12 @@ export function failJob(ctx: Ctx, lease: Lease, f: Failure): FailOutcome {
   let delay = f.retryDelay;
   let reason = f.reason;
   if (delay >= 0 && job.deadline > 0 && now + delay > job.deadline) [delay, reason] = [-1, 'deadline'];
+  metricFailed(ctx, delay);
   if (delay < 0) {
     deadLetter(ctx, job, reason, f.message, f.stack, f.code);
     return { status: 'moved', state: 'failed', runAt: 0 };
   }
+  emit(ctx, 'failed', { jobId: job.id, next: 'retry', reason, message: eventText(f.message), delay });
   if (delay === 0) {
     job.runAt = now;
     if (place(ctx, job, waitScore(ctx.q, job.priority, job.lifo))) wake(ctx, 1);
@@ -151,6 +160,7 @@ export function failJob(ctx: Ctx, lease: Lease, f: Failure): FailOutcome {
   job.state = 'delayed';
   job.runAt = now + delay;
   ctx.q.delayed.add(job.id, job.runAt);
+  emit(ctx, 'delayed', { jobId: job.id, delay, runAt: job.runAt });
   announceDelayed(ctx, job.id, delay);
   return { status: 'moved', state: 'delayed', runAt: job.runAt };
 }
@@ -170,6 +180,7 @@ export function throttleJob(ctx: Ctx, lease: Lease, after: number): FailOutcome 
   job.state = 'delayed';
   job.runAt = ctx.now + after;
   ctx.q.delayed.add(job.id, job.runAt);
+  emit(ctx, 'delayed', { jobId: job.id, delay: after, runAt: job.runAt });
   ctx.q.lu = Math.max(ctx.q.lu, job.runAt);
   announceDelayed(ctx, job.id, after);
   return { status: 'moved', state: 'delayed', runAt: job.runAt };
@@ -203,7 +214,9 @@ export function releaseJob(ctx: Ctx, lease: Lease): ReleaseOutcome {
 export function promoteDue(ctx: Ctx, limit: number): PromoteOutcome {
   const { q, now } = ctx;
   let moved = 0;
-  let claimable = 0;
+  // Due schedulers move on first: missed policy applied, next tick armed (includes/schedulers).
+  const [ticked, refill] = advanceSchedulers(ctx);
+  let claimable = ticked;
   for (const id of q.delayed.upTo(now, limit)) {
     q.delayed.delete(id);
     const job = q.jobs.get(id);
@@ -213,7 +226,7 @@ export function promoteDue(ctx: Ctx, limit: number): PromoteOutcome {
   }
   wake(ctx, claimable);
   const next = q.delayed.first();
-  return { moved, nextDueIn: next ? Math.max(0, next[1] - now) : null };
+  return { moved, nextDueIn: next ? Math.max(0, next[1] - now) : null, ...(refill.length > 0 && { refill }) };
 }
 
 /** reap.lua: expired leases are taken back: re-delivered with a stall counted, dead-lettered past maxStalled, or cancelled. */
@@ -236,6 +249,7 @@ export function reapExpired(ctx: Ctx, maxStalled: number, limit: number): ReapOu
     }
     job.stalled += 1;
     job.attempt -= 1;
+    emit(ctx, 'stalled', { jobId: id, next: job.stalled > maxStalled ? 'dead' : 'retry' });
     if (job.stalled > maxStalled) {
       deadLetter(ctx, job, 'stalled', `job stalled more than maxStalledCount (${maxStalled}) times: its worker died or blocked past the lease`, '', 'StalledError');
       out.push({ id, state: 'failed' });
@@ -243,6 +257,7 @@ export function reapExpired(ctx: Ctx, maxStalled: number, limit: number): ReapOu
       if (place(ctx, job, job.ws ?? waitScore(q, job.priority, job.lifo))) requeued += 1;
       out.push({ id, state: 'waiting' });
     }
+    metricReaped(ctx, out[out.length - 1]!.state);
   }
   wake(ctx, requeued);
   return out;
@@ -277,6 +292,8 @@ export function recordProgress(ctx: Ctx, lease: Lease, progress: string): boolea
   const job = ctx.q.jobs.get(lease.id);
   if (!job || job.token !== lease.token) return false;
   job.progress = progress;
+  if (Buffer.byteLength(progress) <= 1024) emit(ctx, 'progress', { jobId: job.id, progress });
+  else emit(ctx, 'progress', { jobId: job.id, size: Buffer.byteLength(progress) });
   return true;
 }
 

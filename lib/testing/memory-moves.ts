@@ -2,6 +2,7 @@ import type { FinishedMessage, OwnershipMessage, SchedMessage } from '../notify/
 import type { JobState, RateLimit } from '../store/store.js';
 import { groupOf, parkedOf, type MemJob, type MemQueue, type Retention } from './memory-state.js';
 import type { SortedSet } from './sorted-set.js';
+import { emit, eventText } from './memory-events.js';
 
 /**
  * The shared steps of MemoryStore's transitions, one for each include of
@@ -158,11 +159,13 @@ export function finish(ctx: Ctx, job: MemJob, index: SortedSet, state: JobState,
 export function deadLetter(ctx: Ctx, job: MemJob, reason: string, message: string, stack: string, code: string): boolean {
   job.reason = reason;
   job.error = { message, stack, code };
+  emit(ctx, 'failed', { jobId: job.id, next: 'dead', reason, message: eventText(message) });
   return finish(ctx, job, ctx.q.failed, 'failed', job.rf);
 }
 
 export function cancelled(ctx: Ctx, job: MemJob): boolean {
   job.cancel = false;
+  emit(ctx, 'cancelled', { jobId: job.id });
   return finish(ctx, job, ctx.q.cancelled, 'cancelled', job.rf);
 }
 

@@ -3,6 +3,7 @@ import { JOB_STATES } from '../store/store.js';
 import { groupReady, parkedCount, place, waitingCount, wake, type Ctx } from './memory-moves.js';
 import { groupOf, type MemQueue } from './memory-state.js';
 import type { SortedSet } from './sorted-set.js';
+import { emit } from './memory-events.js';
 
 /** Queue-wide reads and settings: counts.lua, configure.lua, resume-names.lua, and verify. */
 
@@ -13,6 +14,7 @@ export function queueLimits(q: MemQueue): QueueLimits {
     groupRateLimit: q.grl ?? null,
     maxWaiting: q.mw ?? null,
     maxWaitingPerGroup: q.mwg ?? null,
+    ...(q.ev !== undefined && { events: q.ev === 0 ? false : { maxLen: q.ev } }),
   };
 }
 
@@ -24,14 +26,37 @@ export function configureQueue(ctx: Ctx, limits: QueueLimits): void {
   if (limits.groupRateLimit !== undefined) q.grl = limits.groupRateLimit ?? undefined;
   if (limits.maxWaiting !== undefined) q.mw = limits.maxWaiting ?? undefined;
   if (limits.maxWaitingPerGroup !== undefined) q.mwg = limits.maxWaitingPerGroup ?? undefined;
+  const { events } = limits;
+  if (events !== undefined) q.ev = events === null || events === true ? undefined : events === false ? 0 : events.maxLen;
   for (const gid of q.groups.keys()) groupReady(q, gid);
   wake(ctx, waitingCount(q));
+}
+
+/** pause.lua */
+export function pauseQueue(ctx: Ctx): boolean {
+  if (ctx.q.paused) return false;
+  ctx.q.paused = true;
+  emit(ctx, 'paused');
+  return true;
+}
+
+/** pause-names.lua: how many names were newly paused. */
+export function pauseNamesOf(ctx: Ctx, names: readonly string[]): number {
+  let added = 0;
+  for (const name of names) {
+    if (ctx.q.pausedNames.has(name)) continue;
+    ctx.q.pausedNames.add(name);
+    emit(ctx, 'paused', { name });
+    added += 1;
+  }
+  return added;
 }
 
 /** resume.lua: claims start again; idle workers hear of the waiting jobs. */
 export function resumeQueue(ctx: Ctx): boolean {
   if (!ctx.q.paused) return false;
   ctx.q.paused = false;
+  emit(ctx, 'resumed');
   wake(ctx, waitingCount(ctx.q));
   return true;
 }
@@ -66,7 +91,7 @@ export function resumeNamesOf(ctx: Ctx, names: readonly string[]): void {
   const { q } = ctx;
   let claimable = 0;
   for (const name of names) {
-    q.pausedNames.delete(name);
+    if (q.pausedNames.delete(name)) emit(ctx, 'resumed', { name });
     const parked = q.parked.get(name);
     q.parked.delete(name);
     for (const id of parked?.members() ?? []) {
@@ -101,7 +126,7 @@ export function countsOf(q: MemQueue): JobCounts {
   };
 }
 
-function indexOf(q: MemQueue, state: JobState): SortedSet {
+export function indexOf(q: MemQueue, state: JobState): SortedSet {
   switch (state) {
     case 'waiting':
       return q.wait;

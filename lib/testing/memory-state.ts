@@ -1,5 +1,7 @@
 import type { ChildRef, JobRecord, JobState, RateLimit, StoredFailurePolicy } from '../store/store.js';
 import { SortedSet } from './sorted-set.js';
+import type { MemStream } from './memory-events.js';
+import type { MemScheduler } from './memory-schedulers.js';
 
 /** What a finished job leaves behind: keep the newest `count` (-1 all), drop those older than `age` ms (-1 never). */
 export interface Retention {
@@ -109,11 +111,23 @@ export interface MemQueue {
   readonly once: Map<string, { readonly outcome: string; readonly expiresAt: number }>;
   /** Flow adds written here but not committed: token -> ids. */
   readonly flowIntents: Map<string, readonly string[]>;
+  /** The event stream (lua/includes/events), and its approximate length setting: 0 off, undefined the default. */
+  readonly stream: MemStream;
+  ev?: number;
+  /** Per-minute counters (lua/includes/metrics): minute number -> field -> count. */
+  readonly metrics: Map<number, Map<string, number>>;
+  /** Schedulers by id, and their ids scored by pending tick (lua/includes/schedulers). */
+  readonly schedulers: Map<string, MemScheduler>;
+  readonly schedIndex: SortedSet;
 }
 
-export function newQueue(name: string): MemQueue {
+export function newQueue(name: string, stream: MemStream): MemQueue {
   return {
     name,
+    stream,
+    metrics: new Map(),
+    schedulers: new Map(),
+    schedIndex: new SortedSet(),
     jobs: new Map(),
     wait: new SortedSet(),
     delayed: new SortedSet(),

@@ -6,13 +6,16 @@ import type * as S from '../store/store.js';
 import { decodeFlowNode, decodeNewJob } from './memory-adapter.js';
 import { claimJobs } from './memory-claim.js';
 import { MemoryClock, type ClockMode } from './memory-clock.js';
+import { MemoryEventReader, MemStream } from './memory-events.js';
 import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
 import { addJobs, appendLog, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
+import { metricsOf } from './memory-metrics.js';
+import { pageOf, promoteJobs, purgeOf, redriveMany } from './memory-ops.js';
+import { MemorySchedulers } from './memory-schedulers.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
-import { cancelled, finish, leaveActive, type Ctx, type Signals } from './memory-moves.js';
+import type { Ctx, Signals } from './memory-moves.js';
 import { MemoryNotify } from './memory-notify.js';
-import { EmptyEventReader, unsupported } from './memory-unsupported.js';
-import { configureQueue, countsOf, groupStateOf, listIdsOf, pauseGroupOf, queueLimits, resumeGroupOf, resumeNamesOf, resumeQueue, setGroupLimitsOf, verifyQueue } from './memory-queue.js';
+import * as Q from './memory-queue.js';
 
 export interface MemoryStoreOptions {
   /** 'real' (default): time flows, and clock.advance(ms) jumps ahead; 'manual': time moves only by clock.advance(ms). Or a clock to share. */
@@ -43,7 +46,11 @@ export class MemoryStore implements S.Store {
   readonly clock: MemoryClock;
   /** Testing hooks (QueueTesting): claimed jobs, finished attempts. */
   readonly events = new EventEmitter<MemoryStoreEvents>();
+  /** Cron and every-N schedulers, on the store's clock. */
+  readonly schedulers = new MemorySchedulers((what, queue, body) => this.run(what, queue, body));
   private readonly queues = new Map<string, MemQueue>();
+  /** Event streams by queue: a reader may wait on one before its queue has a job. */
+  private readonly streams = new Map<string, MemStream>();
   private closed = false;
   /** Claims allowed per queue while claims are gated (manual testing mode); undefined: not gated. */
   private gate: Map<string, number> | undefined;
@@ -58,9 +65,7 @@ export class MemoryStore implements S.Store {
     this.clock = clock instanceof MemoryClock ? clock : new MemoryClock(clock ?? 'real');
   }
 
-  connect(): Promise<void> {
-    return this.closed ? Promise.reject(new StoreNotConnectedError('connect()')) : Promise.resolve();
-  }
+  connect(): Promise<void> { return this.closed ? Promise.reject(new StoreNotConnectedError('connect()')) : Promise.resolve(); }
 
   /** disconnect() was called: every call now fails with StoreNotConnectedError. */
   get isClosed(): boolean {
@@ -84,9 +89,7 @@ export class MemoryStore implements S.Store {
   }
 
   /** Every job of a queue, in creation order, as stored now (synchronous, for tests). */
-  snapshot(queue: string): S.JobRecord[] {
-    return [...(this.queues.get(queue)?.jobs.values() ?? [])].map(toRecord);
-  }
+  snapshot(queue: string): S.JobRecord[] { return [...(this.queues.get(queue)?.jobs.values() ?? [])].map(toRecord); }
 
   /** Runs one transition on a queue: atomic, at one instant, its messages published after. */
   private run<T>(what: string, queue: string, body: (ctx: Ctx, ctxOf: (queue: string) => Ctx) => T): Promise<T> {
@@ -116,19 +119,26 @@ export class MemoryStore implements S.Store {
   private queueOf(name: string): MemQueue {
     let q = this.queues.get(name);
     if (!q) {
-      q = newQueue(name);
+      q = newQueue(name, this.streamOf(name));
       this.queues.set(name, q);
     }
     return q;
+  }
+
+  private streamOf(name: string): MemStream {
+    let stream = this.streams.get(name);
+    if (!stream) {
+      stream = new MemStream();
+      this.streams.set(name, stream);
+    }
+    return stream;
   }
 
   private settledAll(queue: string, id: string, state: S.JobState | undefined): void {
     if (state && state !== 'active') this.events.emit('settled', queue, id, state);
   }
 
-  add(queue: string, jobs: readonly S.NewJob[]): Promise<S.AddBatchOutcome> {
-    return this.run('add', queue, (ctx) => addJobs(ctx, jobs.map(decodeNewJob)));
-  }
+  add(queue: string, jobs: readonly S.NewJob[]): Promise<S.AddBatchOutcome> { return this.run('add', queue, (ctx) => addJobs(ctx, jobs.map(decodeNewJob))); }
 
   async claim(queue: string, fetch: S.Fetch): Promise<S.ClaimOutcome> {
     return this.run('claim', queue, (ctx) => this.claimIn(ctx, fetch));
@@ -143,8 +153,8 @@ export class MemoryStore implements S.Store {
     return outcome;
   }
 
-  async complete(queue: string, lease: S.Lease, result: string, fetch: S.Fetch): Promise<S.CompleteOutcome> {
-    const outcome = await this.completeMany(queue, [{ lease, result }], fetch);
+  async complete(queue: string, lease: S.Lease, result: string, fetch: S.Fetch, durationMs?: number): Promise<S.CompleteOutcome> {
+    const outcome = await this.completeMany(queue, [{ lease, result, durationMs }], fetch);
     const s = outcome.statuses[0]!;
     const { next, waitMs } = outcome;
     if (s.status === 'completed' || s.status === 'cancelled') return { status: s.status, next, waitMs };
@@ -153,8 +163,8 @@ export class MemoryStore implements S.Store {
 
   completeMany(queue: string, completions: readonly S.Completion[], fetch: S.Fetch): Promise<S.CompleteManyOutcome> {
     return this.run('complete', queue, (ctx): S.CompleteManyOutcome => {
-      const statuses = completions.map(({ lease, result }) => {
-        const s = completeJob(ctx, lease, result);
+      const statuses = completions.map(({ lease, result, durationMs }) => {
+        const s = completeJob(ctx, lease, result, durationMs);
         if (s.status === 'completed' || s.status === 'cancelled') this.settledAll(queue, lease.id, s.status);
         return s;
       });
@@ -191,9 +201,7 @@ export class MemoryStore implements S.Store {
     });
   }
 
-  promote(queue: string, limit: number): Promise<S.PromoteOutcome> {
-    return this.run('promote', queue, (ctx) => promoteDue(ctx, limit));
-  }
+  promote(queue: string, limit: number): Promise<S.PromoteOutcome> { return this.run('promote', queue, (ctx) => promoteDue(ctx, limit)); }
 
   reap(queue: string, maxStalled: number, limit: number): Promise<S.ReapOutcome[]> {
     return this.run('reap', queue, (ctx) => {
@@ -203,65 +211,37 @@ export class MemoryStore implements S.Store {
     });
   }
 
-  cancel(queue: string, id: string): Promise<S.CancelOutcome> {
-    return this.run('cancel', queue, (ctx) => cancelJob(ctx, id));
-  }
+  cancel(queue: string, id: string): Promise<S.CancelOutcome> { return this.run('cancel', queue, (ctx) => cancelJob(ctx, id)); }
 
-  progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> {
-    return this.run('progress', queue, (ctx) => recordProgress(ctx, lease, progress));
-  }
+  progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> { return this.run('progress', queue, (ctx) => recordProgress(ctx, lease, progress)); }
 
-  log(queue: string, lease: S.Lease, line: string, keep: number): Promise<number | null> {
-    return this.run('log', queue, (ctx) => appendLog(ctx, lease, line, keep));
-  }
+  log(queue: string, lease: S.Lease, line: string, keep: number): Promise<number | null> { return this.run('log', queue, (ctx) => appendLog(ctx, lease, line, keep)); }
 
-  pause(queue: string): Promise<boolean> {
-    return this.run('pause', queue, ({ q }) => !q.paused && (q.paused = true));
-  }
+  pause(queue: string): Promise<boolean> { return this.run('pause', queue, Q.pauseQueue); }
 
-  resume(queue: string): Promise<boolean> {
-    return this.run('resume', queue, resumeQueue);
-  }
+  resume(queue: string): Promise<boolean> { return this.run('resume', queue, Q.resumeQueue); }
 
-  pauseNames(queue: string, names: readonly string[]): Promise<number> {
-    return this.run('pauseNames', queue, ({ q }) => names.filter((n) => !q.pausedNames.has(n) && q.pausedNames.add(n)).length);
-  }
+  pauseNames(queue: string, names: readonly string[]): Promise<number> { return this.run('pauseNames', queue, (ctx) => Q.pauseNamesOf(ctx, names)); }
 
-  resumeNames(queue: string, names: readonly string[]): Promise<void> {
-    return this.run('resumeNames', queue, (ctx) => resumeNamesOf(ctx, names));
-  }
+  resumeNames(queue: string, names: readonly string[]): Promise<void> { return this.run('resumeNames', queue, (ctx) => Q.resumeNamesOf(ctx, names)); }
 
-  pauseGroup(queue: string, group: string): Promise<boolean> {
-    return this.run('pauseGroup', queue, (ctx) => pauseGroupOf(ctx, group));
-  }
+  pauseGroup(queue: string, group: string): Promise<boolean> { return this.run('pauseGroup', queue, (ctx) => Q.pauseGroupOf(ctx, group)); }
 
-  resumeGroup(queue: string, group: string): Promise<boolean> {
-    return this.run('resumeGroup', queue, (ctx) => resumeGroupOf(ctx, group));
-  }
+  resumeGroup(queue: string, group: string): Promise<boolean> { return this.run('resumeGroup', queue, (ctx) => Q.resumeGroupOf(ctx, group)); }
 
   setGroupLimits(queue: string, group: string, limits: S.GroupLimits): Promise<void> {
-    return this.run('setGroupLimits', queue, (ctx) => setGroupLimitsOf(ctx, group, limits));
+    return this.run('setGroupLimits', queue, (ctx) => Q.setGroupLimitsOf(ctx, group, limits));
   }
 
-  configure(queue: string, limits: S.QueueLimits): Promise<void> {
-    return this.run('configure', queue, (ctx) => configureQueue(ctx, limits));
-  }
+  configure(queue: string, limits: S.QueueLimits): Promise<void> { return this.run('configure', queue, (ctx) => Q.configureQueue(ctx, limits)); }
 
-  isPaused(queue: string): Promise<boolean> {
-    return this.run('isPaused', queue, ({ q }) => q.paused);
-  }
+  isPaused(queue: string): Promise<boolean> { return this.run('isPaused', queue, ({ q }) => q.paused); }
 
-  pausedNames(queue: string): Promise<string[]> {
-    return this.run('pausedNames', queue, ({ q }) => [...q.pausedNames]);
-  }
+  pausedNames(queue: string): Promise<string[]> { return this.run('pausedNames', queue, ({ q }) => [...q.pausedNames]); }
 
-  getLimits(queue: string): Promise<S.QueueLimits> {
-    return this.run('getLimits', queue, ({ q }) => queueLimits(q));
-  }
+  getLimits(queue: string): Promise<S.QueueLimits> { return this.run('getLimits', queue, ({ q }) => Q.queueLimits(q)); }
 
-  getGroup(queue: string, group: string): Promise<S.GroupState> {
-    return this.run('getGroup', queue, ({ q }) => groupStateOf(q, group));
-  }
+  getGroup(queue: string, group: string): Promise<S.GroupState> { return this.run('getGroup', queue, ({ q }) => Q.groupStateOf(q, group)); }
 
   getJob(queue: string, id: string): Promise<S.JobRecord | null> {
     return this.run('getJob', queue, ({ q }) => {
@@ -270,9 +250,7 @@ export class MemoryStore implements S.Store {
     });
   }
 
-  getLogs(queue: string, id: string): Promise<string[]> {
-    return this.run('getLogs', queue, ({ q }) => [...(q.jobs.get(id)?.logs ?? [])]);
-  }
+  getLogs(queue: string, id: string): Promise<string[]> { return this.run('getLogs', queue, ({ q }) => [...(q.jobs.get(id)?.logs ?? [])]); }
 
   getOnce(queue: string, key: string): Promise<string | null> {
     return this.run('getOnce', queue, ({ q, now }) => {
@@ -285,17 +263,13 @@ export class MemoryStore implements S.Store {
     return this.run('setOnce', queue, ({ q, now }) => void q.once.set(key, { outcome, expiresAt: now + ttlMs }));
   }
 
-  getCounts(queue: string): Promise<S.JobCounts> {
-    return this.run('getCounts', queue, ({ q }) => countsOf(q));
-  }
+  getCounts(queue: string): Promise<S.JobCounts> { return this.run('getCounts', queue, ({ q }) => Q.countsOf(q)); }
 
   listIds(queue: string, state: S.JobState, start: number, end: number): Promise<string[]> {
-    return this.run('listIds', queue, ({ q }) => listIdsOf(q, state, start, end));
+    return this.run('listIds', queue, ({ q }) => Q.listIdsOf(q, state, start, end));
   }
 
-  verify(queue: string): Promise<string[]> {
-    return this.run('verify', queue, ({ q }) => verifyQueue(q));
-  }
+  verify(queue: string): Promise<string[]> { return this.run('verify', queue, ({ q }) => Q.verifyQueue(q)); }
 
   addFlow(nodes: readonly S.NewFlowNode[]): Promise<S.AddFlowOutcome> {
     return this.run('addFlow', nodes[0]?.queue ?? '', (_ctx, ctxOf) => addFlowNodes(ctxOf, nodes, decodeFlowNode));
@@ -311,34 +285,33 @@ export class MemoryStore implements S.Store {
   }
 
   /** Always answers while connected: the store is this process. */
-  ping(): Promise<number> {
-    return this.closed ? Promise.reject(new StoreNotConnectedError('ping()')) : Promise.resolve(0);
-  }
+  ping(): Promise<number> { return this.closed ? Promise.reject(new StoreNotConnectedError('ping()')) : Promise.resolve(0); }
 
   async listQueues(): Promise<string[]> {
     return [...this.queues.keys()].sort();
   }
 
-  getMetrics(): Promise<S.MetricsRecord> { return unsupported('getMetrics()'); }
-  page(): Promise<S.Page> { return unsupported('getFailed() / exportJobs() pages'); }
-  purge(): Promise<S.PurgeStep> { return unsupported('purge()'); }
-  redriveMany(): Promise<S.RedriveManyOutcome> { return unsupported('bulk redrive()'); }
-  promoteJobs(): Promise<number> { return unsupported('bulk promote()'); }
+  getMetrics(queue: string): Promise<S.MetricsRecord> { return this.run('getMetrics', queue, ({ q, now }) => metricsOf(q, now, Q.countsOf(q))); }
 
-  /** No event stream in memory yet: QueueEvents waits and sees nothing (README lists the difference). */
-  openEvents(): S.EventReader { return new EmptyEventReader(); }
+  page(queue: string, query: S.PageQuery): Promise<S.Page> { return this.run('page', queue, ({ q }) => pageOf(q, query)); }
 
-  getChildren(queue: string, id: string): Promise<S.ChildrenRecord> {
-    return this.run('getChildren', queue, ({ q }) => childrenOf(q.jobs.get(id)));
+  purge(queue: string, query: S.PurgeQuery): Promise<S.PurgeStep> { return this.run('purge', queue, (ctx) => purgeOf(ctx, query)); }
+
+  /** Flow parents dead-lettered by these children hear of it inside the call, as with redrive. */
+  redriveMany(queue: string, ids: readonly string[], options: { readonly resetAttempts: boolean; readonly delay: number }): Promise<S.RedriveManyOutcome> {
+    return this.run('redriveMany', queue, (ctx) => redriveMany(ctx, ids, options));
   }
 
-  redrive(queue: string, id: string): Promise<S.RedriveOutcome> {
-    return this.run('redrive', queue, (ctx) => redriveJob(ctx, id));
-  }
+  promoteJobs(queue: string, ids: readonly string[]): Promise<number> { return this.run('promoteJobs', queue, (ctx) => promoteJobs(ctx, ids)); }
 
-  remove(queue: string, id: string): Promise<S.RemoveOutcome> {
-    return this.run('remove', queue, ({ q }) => removeJob(q, id));
-  }
+  /** A reader of the queue's stream (no connection of its own: it waits for the next append). */
+  openEvents(queue: string): S.EventReader { return new MemoryEventReader(this.streamOf(queue)); }
+
+  getChildren(queue: string, id: string): Promise<S.ChildrenRecord> { return this.run('getChildren', queue, ({ q }) => childrenOf(q.jobs.get(id))); }
+
+  redrive(queue: string, id: string): Promise<S.RedriveOutcome> { return this.run('redrive', queue, (ctx) => redriveJob(ctx, id)); }
+
+  remove(queue: string, id: string): Promise<S.RemoveOutcome> { return this.run('remove', queue, (ctx) => removeJob(ctx, id)); }
 
   watch(queue: string, id: string): Promise<S.JobState | null> {
     return this.run('watch', queue, ({ q }) => {

@@ -4,4 +4,3 @@ export type { MemoryStoreOptions, MemoryStoreEvents } from './memory-store.js';
 export { MemoryClock } from './memory-clock.js';
 export type { ClockMode } from './memory-clock.js';
 export { MemoryNotify } from './memory-notify.js';
-export { MemoryStoreUnsupportedError } from './memory-unsupported.js';

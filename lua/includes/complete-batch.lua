@@ -61,7 +61,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
     spool_post_parent(Q, jobKey, id, 'completed')
   end
   if w then
-    redis.call('PUBLISH', string.sub(Q.sched, 1, -6) .. 'done', Q.name .. '\n' .. id .. '\ncompleted')
+    spool_announce(Q, 'done', Q.name .. '\n' .. id .. '\ncompleted')
   end
   spool_complete_metric(B, duration)
   if string.sub(rc, 1, 2) == '0,' then

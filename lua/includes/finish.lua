@@ -13,6 +13,7 @@
 ]]
 --- @include "includes/groups"
 --- @include "includes/retention"
+--- @include "includes/announce"
 --- @include "includes/wake"
 --- @include "includes/flow"
 --- @include "includes/dead"

@@ -26,6 +26,7 @@
   The job-finished channel is `<prefix>:done` (the sched channel with its
   last word changed), published only for jobs someone waits on (field w).
 ]]
+--- @include "includes/announce"
 local function spool_flow_base(Q)
   return string.sub(Q.meta, 1, -5)
 end
@@ -82,6 +83,6 @@ local function spool_flow_finished(Q, jobKey, id, state)
     spool_post_parent(Q, jobKey, id, state)
   end
   if f[2] then
-    redis.call('PUBLISH', string.sub(Q.sched, 1, -6) .. 'done', Q.name .. '\n' .. id .. '\n' .. state)
+    spool_announce(Q, 'done', Q.name .. '\n' .. id .. '\n' .. state)
   end
 end

@@ -6,6 +6,8 @@
   workers spend it before they claim, so N new jobs wake about N workers,
   not every idle one (seed 000's thundering-herd guard).
 ]]
+--- @include "includes/announce"
+
 local function spool_waiting_count(Q)
   return redis.call('ZCARD', Q.wait) + (tonumber(redis.call('HGET', Q.meta, 'gw')) or 0)
 end
@@ -15,13 +17,13 @@ local function spool_wake(Q, n)
     return
   end
   redis.call('DEL', Q.idle)
-  local budget = (tonumber(redis.call('GET', Q.hint)) or 0) + n
   local waiting = spool_waiting_count(Q)
-  if budget > waiting then
-    budget = waiting
+  -- Published here: the budget lives in Redis and claim spends it. Collected
+  -- (includes/announce): the adapter keeps the budget (at most `waiting` more).
+  if spool_announce(Q, 'sched', 'w:' .. Q.name, math.min(n, waiting)) then
+    local budget = math.min((tonumber(redis.call('GET', Q.hint)) or 0) + n, waiting)
+    redis.call('SET', Q.hint, budget, 'PX', 60000)
   end
-  redis.call('SET', Q.hint, budget, 'PX', 60000)
-  redis.call('PUBLISH', Q.sched, 'w:' .. Q.name)
 end
 
 --[[
@@ -31,6 +33,6 @@ end
 local function spool_announce_delayed(Q, id, dueIn)
   local first = redis.call('ZRANGE', Q.delayed, 0, 0)
   if first[1] == id then
-    redis.call('PUBLISH', Q.sched, 'd:' .. dueIn .. ':' .. Q.name)
+    spool_announce(Q, 'sched', 'd:' .. dueIn .. ':' .. Q.name)
   end
 end

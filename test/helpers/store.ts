@@ -13,9 +13,24 @@ export function uniquePrefix(label = 't'): string {
   return `${label}-${randomBytes(4).toString('hex')}`;
 }
 
-/** A connected store with its own prefix on the run's Redis. */
-export async function testStore(url = redisUrl(), prefix = uniquePrefix()): Promise<RedisStore> {
-  const store = new RedisStore({ url }, { prefix, logger: silentLogger });
+/** Root nodes of the Redis Cluster that testStore() connects to instead of the run's Redis (see useClusterStores). */
+let clusterNodes: (() => { url: string }[]) | undefined;
+
+/**
+ * From now on in this test file, testStore() without a URL (and so
+ * engineHarness) connects to this Redis Cluster: test/cluster runs the engine
+ * and flow specs again through it.
+ */
+export function useClusterStores(rootNodes: () => { url: string }[]): void {
+  clusterNodes = rootNodes;
+}
+
+/** A connected store with its own prefix on the run's Redis (or the file's cluster, see useClusterStores). */
+export async function testStore(url?: string, prefix = uniquePrefix()): Promise<RedisStore> {
+  const store =
+    url === undefined && clusterNodes
+      ? new RedisStore({ cluster: { rootNodes: clusterNodes() }, prefix, logger: silentLogger })
+      : new RedisStore({ url: url ?? redisUrl() }, { prefix, logger: silentLogger });
   await store.connect();
   return store;
 }

@@ -13,6 +13,8 @@ import {
   type QueueEvent,
   type QueueEvents,
 } from '../../lib/index.js';
+import { createClient } from 'redis';
+import { redisUrl } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { nestHarness, rootOptions } from './nest-harness.js';
 
@@ -65,6 +67,33 @@ describe('Nest: @OnQueueEvent on any provider, QueueEvents injectable per queue'
     await waitFor(() => audit.seen.length === 4 && injected.length === 1, { message: 'four audited events' });
     expect(audit.seen.sort()).toEqual([`added ${bad.id}`, `added ${ok.id}`, `completed ${ok.id}`, `failed ${bad.id} dead`].sort());
     expect(injected).toEqual([ok.id]);
+  });
+
+  it('opens an event connection only for queues someone listens to', async () => {
+    const options = rootOptions();
+    const prefix = options.connection.prefix;
+    const eventConnections = async (): Promise<string[]> => {
+      const admin = createClient({ url: redisUrl() });
+      await admin.connect();
+      try {
+        const list = String(await admin.sendCommand(['CLIENT', 'LIST']));
+        return list.split('\n').map((l) => /\bname=spool-events:(\S+)/.exec(l)?.[1] ?? '').filter((n) => n.includes(prefix)).sort();
+      } finally {
+        await admin.close();
+      }
+    };
+    const app = await h.app({
+      imports: [QueueModule.forRoot(options), QueueModule.registerQueue('orders', 'idle-a', 'idle-b')],
+      providers: [Audit, Orders, Watcher],
+    });
+    // Audit listens to orders; Watcher injected its reader but attached nothing yet.
+    await waitFor(async () => (await eventConnections()).length === 1, { message: 'one event connection (orders)' });
+    expect((await eventConnections())[0]).toContain('orders');
+    const { events } = app.get(Watcher);
+    events.on('added', () => undefined);
+    await events.ready();
+    // Same reader, so still one; the idle queues never opened one.
+    expect(await eventConnections()).toHaveLength(1);
   });
 
   it('refuses @OnQueueEvent for a queue that is not registered', async () => {

@@ -98,4 +98,22 @@ describe('README: Testing your processors', () => {
 
     expect(log).toEqual(['reminded ada']);
   });
+  it('without Nest: a daily schedule fires three times when the clock advances three days', async () => {
+    const log: unknown[][] = [];
+    const console = { log: (...values: unknown[]) => log.push(values) };
+
+    const store = new MemoryStore({ clock: 'manual' });
+    const digests = new Queue('digests', { store });
+    const sentAt: number[] = [];
+    const worker = new Worker('digests', async () => void sentAt.push(store.clock.now()), { store });
+
+    await digests.upsertScheduler('daily', { cron: '0 8 * * *' }, { name: 'digest' });
+    await store.clock.advance(3 * 86_400_000);                      // three days
+    const { count, lastJobId } = (await digests.getScheduler('daily'))!;
+    await digests.waitFor(lastJobId!);
+    console.log(count, sentAt.map((t) => new Date(t).toISOString().slice(11, 16))); // 3 [ '08:00', '08:00', '08:00' ]
+    await worker.close();
+
+    expect(log).toEqual([[3, ['08:00', '08:00', '08:00']]]);
+  });
 });

@@ -1,10 +1,13 @@
 import { Queue, Worker, type Handler, type WorkerOptions } from '../../lib/index.js';
 import type { Store } from '../../lib/store/index.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { eventCases } from './cases-events.js';
 import { flowCases } from './cases-flows.js';
 import { jobCases } from './cases-jobs.js';
 import { leaseCases } from './cases-leases.js';
 import { limitCases } from './cases-limits.js';
+import { opsCases } from './cases-ops.js';
+import { schedulerCases } from './cases-schedulers.js';
 import { recordCases } from './cases-records.js';
 
 export type WorkerExtra = Omit<WorkerOptions, 'store'>;
@@ -66,5 +69,8 @@ export function storeContract(label: string, open: () => Promise<Store>, close: 
     flowCases(env);
     limitCases(env);
     recordCases(env);
+    opsCases(env);
+    eventCases(env);
+    schedulerCases(env);
   });
 }

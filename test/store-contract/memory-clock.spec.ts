@@ -92,3 +92,45 @@ describe('MemoryStore clock', () => {
     await expect(real.getJob('q', 'x')).rejects.toMatchObject({ name: 'StoreNotConnectedError' });
   });
 });
+
+/** Schedulers on the manual clock: a day of ticks in milliseconds, and the missed policies after a gap with no worker. */
+describe('MemoryStore clock: schedulers', () => {
+  let store: MemoryStore;
+  const workers: Worker[] = [];
+  beforeEach(() => {
+    store = new MemoryStore({ clock: 'manual' });
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.close({ timeout: 100 })));
+    await store.disconnect();
+  });
+
+  it('an hourly cron runs 24 times when the clock advances a day, each on the hour', async () => {
+    const queue = new Queue('hourly', { store });
+    const ran: number[] = [];
+    workers.push(new Worker<unknown, unknown>('hourly', async () => void ran.push(store.clock.now()), { store }));
+    const { next } = await queue.upsertScheduler('digest', { cron: '0 * * * *' }, { name: 'digest' });
+    await store.clock.advance(86_400_000);
+    await waitFor(() => ran.length === 24, { message: `24 ticks, got ${ran.length}` });
+    expect(ran[0]).toBe(next);
+    expect(ran.every((t) => t % 3_600_000 === 0)).toBe(true);
+    expect((await queue.getScheduler('digest'))!.count).toBe(24);
+  });
+
+  it.each([
+    ['skip', 0, 6],
+    ['once', 1, 5],
+    ['all', 6, 0],
+  ] as const)("missed '%s' after 5.5 idle hours: %i tick(s) run, %i skipped", async (missed, runs, skipped) => {
+    const queue = new Queue(`missed-${missed}`, { store });
+    const start = store.clock.now();
+    const { next } = await queue.upsertScheduler('h', { every: 3_600_000, missed }, { name: 'h' });
+    await store.clock.advance(next! - start + 5.5 * 3_600_000);
+    const ran: string[] = [];
+    workers.push(new Worker<unknown, unknown>(queue.name, async (job) => void ran.push(job.id), { store, concurrency: 1 }));
+    await store.clock.advance(0);
+    await waitFor(async () => ran.length === runs && (await queue.getCounts()).waiting === 0, { message: `${runs} runs` });
+    expect(ran).toEqual(Array.from({ length: runs }, (_, k) => `h:${next! + k * 3_600_000}`));
+    expect(await queue.getScheduler('h')).toMatchObject({ count: runs, skipped, next: next! + 6 * 3_600_000 });
+  });
+});

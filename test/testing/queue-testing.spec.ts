@@ -3,8 +3,9 @@ import net from 'node:net';
 import { Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { IsEmail } from 'class-validator';
-import { InjectQueue, OnJob, Processor, Queue, QueueModule, QueueValidationError, UnrecoverableError, type ActiveJob } from '../../lib/index.js';
+import { getQueueToken, InjectQueue, OnJob, OnQueueEvent, Processor, Queue, QueueModule, QueueValidationError, UnrecoverableError, type ActiveJob, type QueueEvent } from '../../lib/index.js';
 import { QueueTesting } from '../../lib/testing/index.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 // This file must pass with no Redis anywhere: it never reads the harness's URL, and fails on any connection attempt.
 delete process.env.SPOOL_TEST_REDIS_URL;
@@ -35,9 +36,18 @@ class Signup {
   }
 }
 
+@Injectable()
+class DeadLetterAlerts {
+  readonly dead: string[] = [];
+  @OnQueueEvent('emails', 'failed')
+  onFailed(e: QueueEvent<'failed'>) {
+    if (e.next === 'dead') this.dead.push(`${e.jobId} ${e.reason}`);
+  }
+}
+
 @Module({
   imports: [QueueModule.forRoot({ connection: { url: 'redis://127.0.0.1:1' } }), QueueModule.registerQueue('emails')],
-  providers: [EmailProcessor, Signup],
+  providers: [EmailProcessor, Signup, DeadLetterAlerts],
 })
 class AppModule {}
 
@@ -115,6 +125,19 @@ describe('QueueTesting: the Nest app on MemoryStore, no Redis', () => {
     expect(done.map((j) => j.state)).toEqual(['completed', 'completed']);
     expect(processor.sent.sort()).toEqual(['ada@example.com', 'grace@example.com']);
     await expect(testing.runNext('emails')).rejects.toThrow(/manual/);
+  });
+
+  it('auto: @OnQueueEvent listeners hear the queue events, and the operations API answers', async () => {
+    const testing = new QueueTesting();
+    const { signup } = await boot(testing);
+    const bounced = await signup.register('bounce@example.com');
+    await testing.drain('emails');
+    const alerts = moduleRef!.get(DeadLetterAlerts);
+    await waitFor(() => alerts.dead.length === 1, { message: 'the dead-letter event' });
+    expect(alerts.dead).toEqual([`${bounced.id} unrecoverable`]);
+    const emails = moduleRef!.get<Queue>(getQueueToken('emails'));
+    expect((await emails.getFailed({ reason: 'unrecoverable' })).jobs.map((j) => j.id)).toEqual([bounced.id]);
+    expect(await emails.redrive({ filter: { name: 'welcome' } })).toBe(1);
   });
 
   it('the worker checks a stored payload against the DTO too', async () => {

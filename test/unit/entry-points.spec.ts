@@ -74,6 +74,22 @@ describe('entry points of the built package', () => {
     },
   );
 
+  it('spool and spool/engine load no @nats-io/* until a NatsNotify is used (optional peers, loaded lazily)', () => {
+    const script = `${REQUESTED} const { NatsNotify } = require('spool/engine');
+      const before = [...seen].filter((n) => n.startsWith('@nats-io/'));
+      new NatsNotify({ servers: 'nats://127.0.0.1:1', connectTimeout: 500 }).connect().catch((e) => {
+        console.log(JSON.stringify({ before, after: [...seen].filter((n) => n.startsWith('@nats-io/')), error: e.name }));
+      });`;
+    for (const entry of ['spool', 'spool/engine']) {
+      const loads = JSON.parse(runNode(['-e', `${REQUESTED} require('${entry}'); console.log(JSON.stringify([...seen]));`]).stdout) as string[];
+      expect(loads.filter((n) => n.startsWith('@nats-io/'))).toEqual([]);
+    }
+    const run = JSON.parse(runNode(['-e', script]).stdout) as { before: string[]; after: string[]; error: string };
+    expect(run.before).toEqual([]);
+    expect(run.after).toContain('@nats-io/transport-node');
+    expect(run.error).toBe('NatsUnavailableError');
+  });
+
   it('spool and spool/engine load neither prom-client nor @opentelemetry/api; spool/prometheus loads prom-client, the same objects by import and require', () => {
     const loads = (entry: string): string[] => JSON.parse(runNode(['-e', `${REQUESTED} require('${entry}'); console.log(JSON.stringify([...seen]));`]).stdout) as string[];
     for (const entry of ['spool', 'spool/engine']) expect(loads(entry).filter((n) => n === 'prom-client' || n.startsWith('@opentelemetry/'))).toEqual([]);

@@ -15,6 +15,8 @@ describe('RedisStore options: one shape, nothing silently ignored', () => {
       requireNoEviction: true,
       transientRetryMs: 5,
       outageLogInterval: 1000,
+      durability: 'async',
+      replicationTimeoutMs: 1000,
     });
   });
 
@@ -46,6 +48,22 @@ describe('RedisStore options: one shape, nothing silently ignored', () => {
     expect(() => new RedisStore({ url, requireNoEviction: 'yes' } as never)).toThrow(InvalidArgumentError);
     expect(() => new RedisStore({ url, outageLogInterval: 0 })).toThrow('RedisStore options.outageLogInterval must be a whole number of ms >= 1');
     expect(() => new RedisStore({ url: 42 } as never)).toThrow('RedisStore connection url must be a string, got 42');
+    expect(() => new RedisStore({ url, cluster: { rootNodes: [{ url }] } } as never)).toThrow('RedisStore connection has both url and cluster');
+    expect(() => new RedisStore({ cluster: { rootNodes: [] } })).toThrow('RedisStore connection.cluster.rootNodes must be a non-empty array');
+    expect(() => new RedisStore({ cluster: 'redis://a:7000' } as never)).toThrow('RedisStore connection.cluster must be node-redis cluster options');
+    expect(() => new RedisStore({ url, durability: 'sync' } as never)).toThrow("RedisStore options.durability must be 'async' or 'replicated'");
+    expect(() => new RedisStore({ url, replicationTimeoutMs: 0 })).toThrow('RedisStore options.replicationTimeoutMs must be a whole number of ms >= 1');
+    expect(() => new RedisStore({ url, durabilty: 'replicated' } as never)).toThrow('did you mean "durability"?');
+  });
+
+  it('takes Redis Cluster options in the one-object form, with durability', () => {
+    const cluster = { rootNodes: [{ url: 'redis://127.0.0.1:7000' }] };
+    expect(resolveStoreConfig({ cluster, prefix: 'x', durability: 'replicated', replicationTimeoutMs: 250 })).toMatchObject({
+      connection: { cluster },
+      prefix: 'x',
+      durability: 'replicated',
+      replicationTimeoutMs: 250,
+    });
   });
 
   it('puts jobs where a store built with the other form looks', async () => {

@@ -1,0 +1,55 @@
+import { CONTENDERS, type Results } from './results.js';
+import { fmt, renderTable } from './table.js';
+import { targetTable } from './targets.js';
+
+const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? a / b : undefined);
+
+/** The figures table (every contender, ratios of Spool to each) and the issue's target table. */
+export function printReport(res: Results): void {
+  const header = ['row', ...CONTENDERS, 'Spool/BullMQ', 'Spool/bee-queue', ...CONTENDERS.map((c) => `cmds/job ${c}`)];
+  const rows: string[][] = [];
+  const throughputRow = (label: string, key: string, names: readonly string[] = CONTENDERS) => {
+    const t = CONTENDERS.map((c) => (names.includes(c) ? res.get(key, c) : undefined));
+    if (!t[0]) return;
+    const per = t.map((x) => x?.perSec);
+    rows.push([label, ...per.map((v) => fmt(v)), fmt(ratio(per[0], per[1]), 2), fmt(ratio(per[0], per[2]), 2), ...t.map((x) => fmt(x?.cmdsPerJob, 1))]);
+  };
+  const valueRow = (label: string, values: readonly (number | undefined)[], digits: number) => {
+    if (values.every((v) => v === undefined)) return;
+    rows.push([label, ...values.map((v) => fmt(v, digits)), fmt(ratio(values[0], values[1]), 2), fmt(ratio(values[0], values[2]), 2), '', '', '']);
+  };
+
+  throughputRow('add one by one (100 in flight), jobs/s', 'add-single');
+  throughputRow('bulk add (1,000 per call), jobs/s', 'add-bulk');
+  for (const c of ['c1', 'c10', 'c100']) {
+    for (const retention of ['kept', 'removed']) {
+      throughputRow(`process ${fmt(res.jobs)} no-op jobs, ${c}, ${retention}, jobs/s`, `${c}-${retention}`);
+    }
+  }
+  for (const p of [50, 95, 99]) {
+    valueRow(`add-to-start latency p${p}, ms (lower is better)`, CONTENDERS.map((c) => res.latency(c, p)), 2);
+  }
+  valueRow('Redis memory per waiting job, bytes (lower is better)', CONTENDERS.map((c) => res.memory.get(c)), 0);
+  for (const retention of ['kept', 'removed']) {
+    valueRow(`Redis commands per job, add + claim + complete (c100 ${retention})`, CONTENDERS.map((c) => res.commandsPerJob(c, retention)), 1);
+  }
+  throughputRow('process c50, ungrouped, kept, jobs/s', 'c50');
+  const grouped = res.get('groups', 'Spool');
+  const ungrouped = res.get('c50', 'Spool');
+  if (grouped && ungrouped) {
+    const kept = grouped.perSec / ungrouped.perSec;
+    rows.push([`${res.groups} groups x ${fmt(res.jobs / res.groups)} jobs, c50 (ratio: vs Spool ungrouped, >= 0.7)`, fmt(grouped.perSec), 'n/a', 'n/a', fmt(kept, 2), '', fmt(grouped.cmdsPerJob, 1), '', '']);
+    if (res.groupSpread) {
+      const { min, max, ms } = res.groupSpread;
+      rows.push(['  group completion: first..last group done, ms (spread % of run)', `${fmt(min)}..${fmt(max)}`, '', '', fmt(((max - min) / ms) * 100, 1) + '%', '', '', '', '']);
+    }
+  }
+  const on = res.get('events-on', 'Spool');
+  const off = res.get('events-off', 'Spool');
+  if (on && off) {
+    rows.push(['process c100, event stream on (ratio: vs off)', fmt(on.perSec), 'n/a', 'n/a', fmt(on.perSec / off.perSec, 2), '', fmt(on.cmdsPerJob, 1), '', '']);
+    rows.push(['process c100, event stream off, jobs/s', fmt(off.perSec), 'n/a', 'n/a', '', '', fmt(off.cmdsPerJob, 1), '', '']);
+  }
+  console.log('\n' + renderTable(header, rows));
+  console.log('\nIssue 20 targets (one run, one Redis):\n' + targetTable(res));
+}

@@ -1,0 +1,209 @@
+import { createCluster, type RedisClusterOptions } from 'redis';
+import { reconnectDelay, type RedisClientLike } from './redis-client.js';
+
+/**
+ * Options of node-redis's `createCluster()` (rootNodes, defaults, useReplicas,
+ * ...). Spool adds its connection settings under them (see createSpoolCluster).
+ */
+export type SpoolClusterOptions = RedisClusterOptions;
+
+type Listener = (...args: never[]) => void;
+
+/**
+ * A node-redis cluster client (`createCluster()`), as far as telling it from a
+ * single-node client goes; any `createCluster()` client fits, whatever its
+ * modules, scripts or RESP version.
+ */
+export interface ClusterClientLike {
+  readonly masters: readonly object[];
+  nodeClient(node: never): Promise<unknown>;
+  getNodeClientForKey(key: string): Promise<unknown>;
+}
+
+/** The parts of a node-redis cluster client that the adapter uses. */
+interface ClusterInternals extends ClusterClientLike {
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  readonly masters: readonly object[];
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): void;
+  duplicate(): ClusterInternals;
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
+  unsubscribe(channel: string, listener?: (message: string, channel: string) => unknown): Promise<unknown>;
+  on(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+}
+
+/** A node-redis cluster client rather than a single-node client. */
+export function isClusterClient(value: object): value is ClusterClientLike {
+  const candidate = value as Partial<Record<'getNodeClientForKey' | 'nodeClient', unknown>>;
+  return typeof candidate.getNodeClientForKey === 'function' && typeof candidate.nodeClient === 'function';
+}
+
+/**
+ * A cluster client with Spool's settings, as createSpoolClient() for one node:
+ * endless capped reconnects, no socket or command timeout, no offline queue
+ * (a command for a master that is down fails at once with
+ * RedisUnavailableError; workers retry, producers decide). Your options win
+ * where you set them.
+ */
+export function createSpoolCluster(options: SpoolClusterOptions): ClusterClient {
+  const defaults = options.defaults ?? {};
+  type Socket = NonNullable<NonNullable<SpoolClusterOptions['defaults']>['socket']>;
+  const socket = { reconnectStrategy: reconnectDelay, connectTimeout: 5000, keepAlive: true, noDelay: true, ...defaults.socket } as Socket;
+  const cluster = createCluster({
+    ...options,
+    defaults: {
+      disableOfflineQueue: true,
+      ...defaults,
+      socket,
+    },
+    commandOptions: { timeout: 0, ...options.commandOptions },
+  });
+  return new ClusterClient(cluster);
+}
+
+const SCRIPT_COMMANDS = new Set(['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO']);
+/** Commands about the server rather than a key: sent to one master (PING) or to each (see masterClients). */
+const KEYLESS = new Set(['PING', 'INFO', 'SCRIPT', 'CLIENT', 'CONFIG', 'DBSIZE', 'WAIT', 'CLUSTER', 'TIME', 'COMMAND']);
+
+/** The hash tag a SCAN MATCH pattern is confined to (`\{p:q\}:*` style escapes removed), when it has one. */
+function scanTag(pattern: string): string | undefined {
+  const open = pattern.indexOf('{');
+  const close = pattern.indexOf('}', open + 1);
+  if (open !== 0 || close === -1) return undefined;
+  const tag = pattern.slice(0, close + 1);
+  // A glob character inside the tag would match keys of other slots.
+  if (/(^|[^\\])[*?[]/.test(tag)) return undefined;
+  return tag.replace(/\\(.)/g, '$1');
+}
+
+/** The key a command is routed by (its slot picks the master), or undefined for keyless commands. */
+export function commandKey(args: readonly string[]): string | undefined {
+  const name = args[0]?.toUpperCase() ?? '';
+  if (SCRIPT_COMMANDS.has(name)) return Number(args[2]) > 0 ? args[3] : undefined;
+  if (name === 'XREAD' || name === 'XREADGROUP') {
+    const at = args.findIndex((a) => a.toUpperCase() === 'STREAMS');
+    return at === -1 ? undefined : args[at + 1];
+  }
+  if (name === 'XINFO' || name === 'OBJECT' || name === 'MEMORY') return args[2];
+  if (name === 'SCAN') {
+    const at = args.findIndex((a) => a.toUpperCase() === 'MATCH');
+    return at === -1 ? undefined : scanTag(args[at + 1] ?? '');
+  }
+  if (KEYLESS.has(name)) return undefined;
+  return args[1];
+}
+
+/**
+ * A node-redis cluster client seen as the one-connection RedisClientLike the
+ * store uses: each command goes to the master of its key's slot (node-redis
+ * follows MOVED and ASK and refreshes the slot map after a failover);
+ * server-wide commands go to the masters one by one (masterClients()). Every
+ * key of a queue carries the queue's hash tag, so each script runs on one
+ * master.
+ */
+export class ClusterClient implements RedisClientLike {
+  private readonly cluster: ClusterInternals;
+
+  constructor(cluster: ClusterClientLike) {
+    this.cluster = cluster as ClusterInternals;
+  }
+
+  get isOpen(): boolean {
+    return this.cluster.isOpen;
+  }
+
+  get isReady(): boolean {
+    return this.cluster.isReady;
+  }
+
+  /** The settings clientOptionProblems() checks, read from the cluster's options (node clients use `defaults`). */
+  get options(): { readonly commandOptions?: object; readonly socket?: object } {
+    const options = (this.cluster as { readonly _options?: Partial<SpoolClusterOptions> })._options ?? {};
+    return { commandOptions: options.commandOptions ?? {}, ...(options.defaults?.socket && { socket: options.defaults.socket }) };
+  }
+
+  connect(): Promise<unknown> {
+    return this.cluster.connect();
+  }
+
+  close(): Promise<unknown> {
+    return this.cluster.close();
+  }
+
+  destroy(): void {
+    this.cluster.destroy();
+  }
+
+  duplicate(): ClusterClient {
+    return new ClusterClient(this.cluster.duplicate());
+  }
+
+  async sendCommand(args: readonly string[]): Promise<unknown> {
+    const name = args[0]?.toUpperCase();
+    const key = commandKey(args);
+    // SCAN keeps a cursor per node: the whole walk must stay on the master of the pattern's tag.
+    if (name === 'SCAN') return (key === undefined ? await this.anyMaster() : await this.clientFor(key)).sendCommand(args);
+    if (key === undefined) return (await this.anyMaster()).sendCommand(args);
+    return this.cluster.sendCommand(key, false, [...args]);
+  }
+
+  /** The connected client of the master that serves `key`'s slot (for WAIT after a write on that connection). */
+  async clientFor(key: string): Promise<RedisClientLike> {
+    return (await this.cluster.getNodeClientForKey(key)) as RedisClientLike;
+  }
+
+  /** A connected client for each master. */
+  async masterClients(): Promise<RedisClientLike[]> {
+    return Promise.all(this.cluster.masters.map((m) => this.cluster.nodeClient(m as never) as Promise<RedisClientLike>));
+  }
+
+  private async anyMaster(): Promise<RedisClientLike> {
+    const masters = this.cluster.masters;
+    const master = masters[Math.floor(Math.random() * masters.length)];
+    if (!master) throw new Error('the cluster client knows no master');
+    return (await this.cluster.nodeClient(master as never)) as RedisClientLike;
+  }
+
+  subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown> {
+    return this.cluster.subscribe(channel, listener);
+  }
+
+  unsubscribe(channel: string, listener?: (message: string, channel: string) => unknown): Promise<unknown> {
+    return this.cluster.unsubscribe(channel, listener);
+  }
+
+  /**
+   * 'error' hears the cluster's own errors and each node's ('node-error');
+   * 'ready' is any node becoming ready ('node-ready'), which the subscriber
+   * takes as "messages may have been missed", as after a reconnect.
+   */
+  on(event: string, listener: Listener): this {
+    for (const name of clusterEvents(event)) this.cluster.on(name, listener);
+    return this;
+  }
+
+  off(event: string, listener: Listener): this {
+    for (const name of clusterEvents(event)) this.cluster.off(name, listener);
+    return this;
+  }
+}
+
+function clusterEvents(event: string): readonly string[] {
+  if (event === 'error') return ['error', 'node-error'];
+  if (event === 'ready') return ['node-ready'];
+  return [event];
+}
+
+/** The client of every master of a cluster, or the one client of a single node: server checks and script preloading cover each. */
+export async function masterClients(client: RedisClientLike): Promise<RedisClientLike[]> {
+  return client instanceof ClusterClient ? client.masterClients() : [client];
+}
+
+/** The connection a write for `key` went over: WAIT there counts the replicas that have it. */
+export async function connectionFor(client: RedisClientLike, key: string): Promise<RedisClientLike> {
+  return client instanceof ClusterClient ? client.clientFor(key) : client;
+}

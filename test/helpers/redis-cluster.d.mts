@@ -1,0 +1,45 @@
+import type { RedisServer } from './redis-server.mjs';
+
+export interface RedisClusterOptions {
+  /** Masters that share the 16384 slots. Default 3. */
+  readonly masters?: number;
+  /** Replicas of each master. Default 1. */
+  readonly replicasPerMaster?: number;
+  /** cluster-node-timeout in ms: how long a silent master lasts before failover. Default 1000. */
+  readonly nodeTimeout?: number;
+  /** Persist each node with AOF (fsync always). Default false. */
+  readonly appendonly?: boolean;
+  /** Extra redis-server arguments for every node. */
+  readonly args?: readonly string[];
+  /** How long start() waits for cluster_state:ok, in ms. Default 30,000. */
+  readonly startTimeout?: number;
+}
+
+export interface ClusterNodeRow {
+  readonly id: string;
+  readonly port: number;
+  readonly flags: readonly string[];
+  readonly master: string | undefined;
+  readonly link: string;
+  readonly slots: readonly (readonly [number, number])[];
+}
+
+export declare function keySlot(key: string): number;
+export declare function rawCommand(port: number, args: readonly (string | number)[], timeout?: number): Promise<string>;
+export declare function parseClusterNodes(text: string): ClusterNodeRow[];
+
+export declare class RedisCluster {
+  static start(options?: RedisClusterOptions): Promise<RedisCluster>;
+  readonly nodes: readonly RedisServer[];
+  /** Root nodes for node-redis createCluster (the running nodes). */
+  readonly rootNodes: { url: string }[];
+  node(port: number): RedisServer;
+  topology(): Promise<ClusterNodeRow[]>;
+  masters(): Promise<RedisServer[]>;
+  masterFor(slotOrKey: number | string): Promise<RedisServer>;
+  kill(node: RedisServer): Promise<void>;
+  waitForFailover(oldMaster: RedisServer, slotOrKey: number | string, timeout?: number): Promise<RedisServer>;
+  restart(node: RedisServer, timeout?: number): Promise<void>;
+  waitUntilHealthy(timeout?: number): Promise<void>;
+  stop(): Promise<void>;
+}
