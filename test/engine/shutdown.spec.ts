@@ -78,14 +78,15 @@ describe('graceful shutdown on a busy queue', () => {
     // Holds each complete reply (real Redis already answered) until the test lets it through.
     let letRepliesThrough!: () => void;
     const repliesHeld = new Promise<void>((r) => (letRepliesThrough = r));
-    let completesSent = 0;
+    let writesSent = 0;
+    let handled = 0;
     const real = h.store;
     const store = new Proxy(real, {
       get(target, prop) {
-        if (prop === 'complete') {
-          return async (...args: Parameters<RedisStore['complete']>) => {
-            completesSent += 1;
-            const reply = await target.complete(...args);
+        if (prop === 'completeMany') {
+          return async (...args: Parameters<RedisStore['completeMany']>) => {
+            writesSent += 1;
+            const reply = await target.completeMany(...args);
             await repliesHeld;
             return reply;
           };
@@ -95,8 +96,12 @@ describe('graceful shutdown on a busy queue', () => {
       },
     });
     // Built here, not by the harness: it runs on the gated store. The test closes it itself.
-    const worker = new Worker('busy', async () => 'done', { concurrency: 4, store });
-    await waitFor(() => completesSent === 4, { message: 'four completions sent, their replies held' });
+    const worker = new Worker('busy', async () => {
+      handled += 1;
+      return 'done';
+    }, { concurrency: 4, store });
+    // Two completion writes out at once (the worker's limit), the other finished jobs queued behind them.
+    await waitFor(() => writesSent === 2 && handled === 4, { message: 'four jobs run, two completion writes sent, their replies held' });
     const started = Date.now();
     const closed = worker.close({ timeout: 20_000 });
     letRepliesThrough();
