@@ -95,4 +95,29 @@ describe('lease token enforcement', () => {
     expect((await store.complete('lease', leases[1]!, 'null', done)).status).toBe('cancelled');
     expect((await store.complete('lease', leases[2]!, 'null', done)).status).toBe('lost');
   });
+
+  it('checks each token of a batched complete on its own: the stale one is reported lost and left untouched', async () => {
+    const jobs = await queue.addBulk([{ name: 'a', data: 1 }, { name: 'a', data: 2 }, { name: 'a', data: 3 }, { name: 'a', data: 4 }]);
+    const claimed = (await store.claim('lease', { count: 3, workerId: 'w1', lockMs: 10_000 })).jobs.map((r) => ({ id: r.id, token: r.token! }));
+    expect(claimed).toHaveLength(3);
+    const stale = { id: claimed[1]!.id, token: `${claimed[1]!.token}x` };
+    const before = await store.getJob('lease', stale.id);
+    const outcome = await store.completeMany('lease', [
+      { lease: claimed[0]!, result: '"r0"', durationMs: 3 },
+      { lease: stale, result: '"never"' },
+      { lease: claimed[2]!, result: '"r2"' },
+    ], { count: 3, workerId: 'w1', lockMs: 10_000 });
+    expect(outcome.statuses).toEqual([{ status: 'completed' }, { status: 'lost' }, { status: 'completed' }]);
+    // Three slots freed, one job left waiting: the same call claimed it.
+    expect(outcome.next.map((r) => r.id)).toEqual([jobs[3]!.id]);
+    expect(await store.getJob('lease', stale.id)).toEqual(before);
+    expect((await store.getJob('lease', claimed[0]!.id))?.result).toBe('"r0"');
+    expect(await store.getCounts('lease')).toMatchObject({ completed: 2, active: 2, waiting: 0 });
+    // A retried batch (its reply lost) is answered per job without writing twice.
+    const again = await store.completeMany('lease', [{ lease: claimed[0]!, result: '"r0"' }], { count: 0, workerId: 'w1', lockMs: 10_000 });
+    expect(again.statuses).toEqual([{ status: 'already', state: 'completed' }]);
+    for (const lease of [claimed[1]!, { id: outcome.next[0]!.id, token: outcome.next[0]!.token! }]) {
+      expect((await store.complete('lease', lease, '1', { count: 0, workerId: 'w1', lockMs: 10_000 })).status).toBe('completed');
+    }
+  });
 });
