@@ -84,6 +84,9 @@ export class FlowProducer {
     if (!queue.usesStore(this.store)) {
       throw new InvalidArgumentError(field, `("${queue.name}") uses another store than this FlowProducer`, 'create the queue and the producer with the same store');
     }
+    if (queue.shards > 1) {
+      throw new InvalidArgumentError(field, `("${queue.name}") is sharded over ${queue.shards} queues`, 'flows cannot add jobs to a sharded queue: use a queue without shards for flow jobs');
+    }
     const known = this.queues.get(queue.name);
     if (known === queue) return;
     if (known) {

@@ -268,6 +268,12 @@ export interface Store {
   readonly outage?: { failed(what: string, err: unknown, queue?: string): void };
   /** One round trip to the backend, in ms, for readiness checks; rejects when it cannot answer. */
   ping(): Promise<number>;
+  /**
+   * The physical queue names of a sharded queue (Queue option `shards`),
+   * chosen on first use and kept, so every process agrees (RedisStore: see
+   * shard-placement.ts). Absent: shards are named `<queue>~<k>`.
+   */
+  placeShards?(queue: string, count: number): Promise<readonly string[]>;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 
