@@ -84,9 +84,6 @@ export class FlowProducer {
     if (!queue.usesStore(this.store)) {
       throw new InvalidArgumentError(field, `("${queue.name}") uses another store than this FlowProducer`, 'create the queue and the producer with the same store');
     }
-    if (queue.shards > 1) {
-      throw new InvalidArgumentError(field, `("${queue.name}") is sharded over ${queue.shards} queues`, 'flows cannot add jobs to a sharded queue: use a queue without shards for flow jobs');
-    }
     const known = this.queues.get(queue.name);
     if (known === queue) return;
     if (known) {
@@ -164,6 +161,10 @@ export class FlowProducer {
 
   private queueFor(name: string, field: string): Queue {
     const registered = this.queues.get(name);
+    if (registered && registered.shards > 1) {
+      // A flow links jobs through one parent hash per queue; a sharded queue has several.
+      throw new InvalidArgumentError(field, `names queue "${name}", which is sharded over ${registered.shards} queues`, 'flows cannot add jobs to a sharded queue: use a queue without shards for flow jobs');
+    }
     if (registered) return registered;
     if (this.restricted) throw new UnknownQueueError(field, name, [...this.queues.keys()]);
     let queue = this.implicit.get(name);

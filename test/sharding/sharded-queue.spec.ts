@@ -126,7 +126,9 @@ describe('sharded queues (shards: 3)', () => {
     await expect(other.add('a', 2)).rejects.toThrow(`pass shards: ${SHARDS}`);
     expect(() => new Queue(name, { store: h.store, shards: 0 })).toThrow(InvalidArgumentError);
     expect(() => new Queue(name, { store: h.store, shards: 1.5 })).toThrow('Queue options.shards');
-    expect(() => new FlowProducer({ store: h.store, queues: [queue as Queue] })).toThrow(/is sharded over 3 queues/);
+    const flows = new FlowProducer({ store: h.store, queues: [queue as Queue] });
+    await expect(flows.add({ name: 'f', queueName: name, data: 1 })).rejects.toThrow(/sharded over 3 queues/);
+    await expect(flows.add({ name: 'f', queueName: name, data: 1 })).rejects.toBeInstanceOf(InvalidArgumentError);
     const plain = new Queue<number>(name, { store: h.store });
     await plain.add('stray', 3);
     expect(await queue.verify()).toEqual([expect.stringContaining(`1 jobs in the unsharded queue "${name}"`)]);
