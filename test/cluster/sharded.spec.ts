@@ -1,4 +1,5 @@
-import { ShardCountMismatchError } from '../../lib/index.js';
+import { Queue, ShardCountMismatchError } from '../../lib/index.js';
+import { cliEnv, runCli } from '../cli/cli.js';
 import { RedisCluster } from '../helpers/redis-cluster.mjs';
 import { testStore, useClusterStores } from '../helpers/store.js';
 // The sharded-queue specs again on a 3-master Redis Cluster (every harness
@@ -30,6 +31,30 @@ describe('sharded queue placement on a Redis Cluster', () => {
       await expect(other.placeShards('placed', 4)).rejects.toBeInstanceOf(ShardCountMismatchError);
     } finally {
       await other.disconnect();
+      await store.disconnect();
+    }
+  });
+
+  it('the spool command line reaches the cluster (--cluster) and sees a sharded queue whole (--shards)', async () => {
+    const store = await testStore();
+    try {
+      const queue = new Queue<number>('cli-orders', { store, shards: 3 });
+      await queue.addBulk(Array.from({ length: 12 }, (_, i) => ({ name: 'n', data: i, opts: { delay: 60_000 } })));
+      const env = cliEnv(store.prefix, { SPOOL_CLUSTER: cluster!.rootNodes.map((n) => n.url).join(',') });
+      const counts = await runCli(['counts', 'cli-orders', '--shards', '3', '--json'], env);
+      expect(counts.code).toBe(0);
+      expect(JSON.parse(counts.stdout)).toMatchObject({ queue: 'cli-orders', counts: { delayed: 12 } });
+      const promoted = await runCli(['promote', 'cli-orders', '--all', '--yes', '--shards', '3'], env);
+      expect(promoted.code).toBe(0);
+      expect((await queue.getCounts()).waiting).toBe(12);
+      const bad = await runCli(['counts', 'cli-orders', '--shards', 'x'], env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--shards "x" is not a shard count');
+      await queue.purge('completed');
+      await queue.cancel({ filter: { state: 'waiting' } });
+      await queue.purge('cancelled');
+      expect(await queue.verify()).toEqual([]);
+    } finally {
       await store.disconnect();
     }
   });
