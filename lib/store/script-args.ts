@@ -1,5 +1,5 @@
 import { encodeChildRef, encodeRate } from './replies.js';
-import { KEEP_ALL, type Completion, type Fetch, type GroupLimits, type Lease, type NewFlowNode, type NewJob, type QueueLimits } from './store.js';
+import { DEFAULT_SPECS, type Completion, type Fetch, type GroupLimits, type Lease, type NewFlowNode, type NewJob, type QueueLimits } from './store.js';
 
 /**
  * The ARGV of each script, built in one place in the order its header lists
@@ -82,8 +82,9 @@ export function packAddOptions(job: NewJob): string {
   if (job.maxAttempts !== 1) put('a', String(job.maxAttempts));
   if (job.deadline !== 0) put('dl', String(job.deadline));
   if (job.dedup) put('t', String(job.dedup.ttl));
-  if (job.removeOnComplete !== KEEP_ALL) put('rc', job.removeOnComplete);
-  if (job.removeOnFail !== KEEP_ALL) put('rf', job.removeOnFail);
+  // The default retention is what a job without rc/rf gets (lua/includes/retention); KEEP_ALL is sent.
+  if (job.removeOnComplete !== DEFAULT_SPECS.completed) put('rc', job.removeOnComplete);
+  if (job.removeOnFail !== DEFAULT_SPECS.failed) put('rf', job.removeOnFail);
   if (job.group !== undefined && job.group !== '') put('g', job.group);
   if (job.traceContext !== undefined) put('tc', job.traceContext);
   return differs ? JSON.stringify(x) : '';
