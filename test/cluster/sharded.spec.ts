@@ -2,6 +2,7 @@ import { Queue, ShardCountMismatchError } from '../../lib/index.js';
 import { cliEnv, runCli } from '../cli/cli.js';
 import { RedisCluster } from '../helpers/redis-cluster.mjs';
 import { testStore, useClusterStores } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
 // The sharded-queue specs again on a 3-master Redis Cluster (every harness
 // store connects to it), and the placement: shards land on different masters.
 import '../sharding/sharded-queue.spec.js';
@@ -55,6 +56,39 @@ describe('sharded queue placement on a Redis Cluster', () => {
       await queue.purge('cancelled');
       expect(await queue.verify()).toEqual([]);
     } finally {
+      await store.disconnect();
+    }
+  });
+});
+
+describe('resharding under load', () => {
+  it("a shard's slot moved to another master mid-run (keys migrated 20 at a time): every job runs once, verify() clean", async () => {
+    const { Worker } = await import('../../lib/index.js');
+    const store = await testStore();
+    const queue = new Queue<number>('moving', { store, shards: 3 });
+    const runs = new Map<number, number>();
+    const worker = new Worker<number>('moving', async (job) => void runs.set(job.data, (runs.get(job.data) ?? 0) + 1), { store, shards: 3, concurrency: 20 });
+    try {
+      const [first, second] = await store.placeShards('moving', 3);
+      const tag = `{${store.prefix}:${first}}`;
+      await queue.addBulk(Array.from({ length: 1500 }, (_, i) => ({ name: 'n', data: i })));
+      await waitFor(() => runs.size >= 100, { timeout: 10_000, message: '100 jobs run before the move' });
+      const to = await cluster!.masterFor(`{${store.prefix}:${second}}`);
+      const ranBefore = runs.size;
+      const from = await cluster!.moveSlot(tag, to, { batch: 20, between: () => new Promise((r) => setTimeout(r, 2)) });
+      // The move overlapped the run: jobs were still left when it began, and some ran while keys were moving.
+      expect(ranBefore).toBeLessThan(1500);
+      expect(runs.size).toBeGreaterThan(ranBefore);
+      expect((await cluster!.masterFor(tag)).port).toBe(to.port);
+      expect(from.port).not.toBe(to.port);
+      // More work after the move: adds and claims follow MOVED to the new owner.
+      await queue.addBulk(Array.from({ length: 300 }, (_, i) => ({ name: 'n', data: 1500 + i })));
+      await waitFor(async () => (await queue.getCounts()).completed === 1800, { timeout: 30_000, message: '1800 completed' });
+      expect(runs.size).toBe(1800);
+      expect([...runs.values()].every((n) => n === 1)).toBe(true);
+      expect(await queue.verify()).toEqual([]);
+    } finally {
+      await worker.close();
       await store.disconnect();
     }
   });
