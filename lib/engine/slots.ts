@@ -4,19 +4,25 @@ import type { HeldJob } from './held-job.js';
 import { NameCaps, type NameRoom } from './name-caps.js';
 
 /**
- * The jobs one worker holds: each one's slot, the name caps that decide
- * whether a claimed job runs now or waits parked, and the signal a closing
- * worker waits on (the last held job let go). Every job enters through
- * `hold` and leaves through `free`, whatever ended it.
+ * The jobs one worker holds: each one's slot, the concurrency and name caps
+ * that decide whether a claimed job runs now or waits parked (behind its
+ * name's cap, or in the prefetch reserve until a run ends), and the signal a
+ * closing worker waits on (the last held job let go). Every job enters
+ * through `hold` and leaves through `free`, whatever ended it.
  */
 export class Slots<Data, Result> {
   private readonly held = new Map<string, HeldJob<Data, Result>>();
-  /** Claimed jobs waiting for their name to drop under its cap (two claims raced). */
+  /** Claimed jobs waiting, in claim order, for a run to end: the prefetch reserve, or behind their name's cap (two claims raced). */
   private readonly parked: HeldJob<Data, Result>[] = [];
+  /** Handlers running now. */
+  private running = 0;
   private readonly caps: NameCaps;
   private emptied: (() => void) | undefined;
 
-  constructor(nameConcurrency: ReadonlyMap<string, number>) {
+  constructor(
+    nameConcurrency: ReadonlyMap<string, number>,
+    private readonly concurrency: number,
+  ) {
     this.caps = new NameCaps(nameConcurrency);
   }
 
@@ -44,31 +50,44 @@ export class Slots<Data, Result> {
     return this.caps.room(leaving);
   }
 
-  /** Takes a claimed job; true when it may run now, false when it waits parked behind its name's cap. */
+  /** Takes a claimed job; true when it may run now, false when it waits parked (reserve, or its name's cap). */
   hold(held: HeldJob<Data, Result>): boolean {
     this.held.set(held.job.id, held);
     this.caps.taken(held.job.name);
-    if (!this.caps.atCap(held.job.name)) return true;
+    if (this.running < this.concurrency && !this.caps.atCap(held.job.name)) return true;
     this.parked.push(held);
     return false;
+  }
+
+  /** Held jobs whose handler never started (the reserve and capped ones): a closing worker hands them back at once. */
+  unstarted(): HeldJob<Data, Result>[] {
+    return [...this.parked];
   }
 
   /** The job's handler starts. */
   started(held: HeldJob<Data, Result>): void {
     held.started = true;
+    this.running += 1;
     this.caps.started(held.job.name);
   }
 
   /**
-   * A started job's run is over (called once per run). When its name was at
-   * its cap: the parked job of that name that may start now (taken off the
-   * parked list, only if `startNext`), or 'reopened' (claims may take the name again).
+   * A started job's run is over (called once per run): the oldest parked
+   * job that may start now, taken off the parked list (only if `startNext`),
+   * and whether the ended job's name was at its cap until now (claims may
+   * take that name again).
    */
-  runEnded(held: HeldJob<Data, Result>, startNext: boolean): HeldJob<Data, Result> | 'reopened' | undefined {
-    const name = held.job.name;
-    if (!this.caps.ended(name)) return undefined;
-    const next = startNext ? this.parked.findIndex((p) => p.job.name === name) : -1;
-    return next >= 0 ? this.parked.splice(next, 1)[0]! : 'reopened';
+  runEnded(held: HeldJob<Data, Result>, startNext: boolean): { readonly next: HeldJob<Data, Result> | undefined; readonly reopened: boolean } {
+    this.running -= 1;
+    const reopened = this.caps.ended(held.job.name);
+    return { next: startNext ? this.takeRunnable() : undefined, reopened };
+  }
+
+  /** The oldest parked job that may start now (under the concurrency and its name's cap), taken off the parked list. */
+  takeRunnable(): HeldJob<Data, Result> | undefined {
+    if (this.running >= this.concurrency) return undefined;
+    const at = this.parked.findIndex((p) => !this.caps.atCap(p.job.name));
+    return at === -1 ? undefined : this.parked.splice(at, 1)[0];
   }
 
   /** Lets the job go (written, handed back or lost). A close waiting for the last one hears it here. */

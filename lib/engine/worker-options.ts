@@ -5,6 +5,7 @@ import type { BackoffStrategy } from './backoff.js';
 import { InvalidArgumentError } from './errors.js';
 import { assertKnownKeys, assertPlainObject, checkOptions, positiveInteger } from '../common/validation.js';
 import { rateLimit } from './limits.js';
+import type { PrefetchOption } from './prefetch.js';
 import { resolveFailureLog, type FailureLogLevels, type ResolvedFailureLog } from './failure-log.js';
 
 export interface WorkerOptions {
@@ -25,6 +26,14 @@ export interface WorkerOptions {
   readonly pollInterval?: number;
   /** Most jobs claimed per call. Default: concurrency. */
   readonly claimBatch?: number;
+  /**
+   * Jobs held beyond `concurrency`, so a slot whose job ended starts the
+   * next at once and completions share script calls: a number, 0 (off), or
+   * 'auto' (default: as many as `concurrency`, at least 4, at most 64, while
+   * handlers average under 2 ms; none for longer jobs). Reserved jobs are
+   * leased (active in Redis) but not started.
+   */
+  readonly prefetch?: PrefetchOption;
   /** How long close() lets running jobs finish before it aborts and releases them, in ms. Default 30,000. */
   readonly shutdownTimeout?: number;
   /** Start at construction (default) or when run() is called. */
@@ -77,6 +86,7 @@ const KNOWN: readonly (keyof WorkerOptions)[] = [
   'stalledInterval',
   'pollInterval',
   'claimBatch',
+  'prefetch',
   'shutdownTimeout',
   'autorun',
   'backoffStrategy',
@@ -127,6 +137,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     stalledInterval: ms(options.stalledInterval, 'Worker options.stalledInterval', 30_000),
     pollInterval: ms(options.pollInterval, 'Worker options.pollInterval', 5_000),
     claimBatch: ms(options.claimBatch, 'Worker options.claimBatch', concurrency),
+    prefetch: prefetchOption(options.prefetch),
     shutdownTimeout: options.shutdownTimeout === 0 ? 0 : ms(options.shutdownTimeout, 'Worker options.shutdownTimeout', 30_000),
     autorun: options.autorun ?? true,
     backoffStrategy: options.backoffStrategy,
@@ -136,4 +147,10 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     logger: options.logger ?? stderrLogger,
     logFailures: resolveFailureLog(options.logFailures, 'Worker options.logFailures'),
   };
+}
+
+function prefetchOption(value: unknown): PrefetchOption {
+  if (value === undefined || value === 'auto') return 'auto';
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 1000) return value;
+  throw new InvalidArgumentError('Worker options.prefetch', `must be 'auto' or an integer from 0 to 1,000, got ${JSON.stringify(value)}`, "use 'auto' (default), 0 to turn it off, or a fixed reserve");
 }

@@ -15,6 +15,7 @@ import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
 import { WriteBatcher } from './write-batcher.js';
+import { Prefetch } from './prefetch.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
@@ -30,18 +31,6 @@ interface Finished<Data, Result> {
   readonly held: HeldJob<Data, Result>;
   readonly result: string;
   readonly value: Result;
-}
-
-/**
- * Completion writes a worker keeps out at once; jobs finishing meanwhile join
- * the next one (completions of one turn always share a call). A slot waits
- * for its completion's round trip before its next job, so a small pool
- * writes each completion at once (measured: two writes out at concurrency 10
- * cost a third of its throughput); a large one shares calls, eight slots to
- * a write, which is where Redis work per job bounds throughput.
- */
-function completionWritesInFlight(concurrency: number): number {
-  return concurrency < 20 ? concurrency : Math.ceil(concurrency / 8);
 }
 
 type Outcome<Result> = { readonly ok: true; readonly value: Result } | { readonly ok: false; readonly error: Error };
@@ -68,6 +57,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly pacer = new TurnPacer();
   /** Completions written together while an earlier write is out (group commit). */
   private readonly completions: WriteBatcher<Finished<Data, Result>>;
+  /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
+  private readonly prefetch: Prefetch;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -81,18 +72,19 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (typeof handler !== 'function') throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, got ${describe(handler)}`);
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
-    this.completions = new WriteBatcher(completionWritesInFlight(this.o.concurrency), (batch) => this.writeCompletions(batch));
+    this.prefetch = new Prefetch(this.o.concurrency, this.o.prefetch);
+    this.completions = new WriteBatcher(() => this.prefetch.writesInFlight(), (batch) => this.writeCompletions(batch));
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;
     const queue = this.queueName;
-    this.slots = new Slots(this.o.nameConcurrency);
+    this.slots = new Slots(this.o.nameConcurrency, this.o.concurrency);
     this.claimer = new Claimer({
       store,
       queue,
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
-      capacity: () => this.o.concurrency - this.slots.size,
+      capacity: () => this.o.concurrency + this.prefetch.reserve() - this.slots.size,
       nameRoom: () => this.slots.room(),
       onClaimed: (records) => records.forEach((r) => this.take(r)),
       onEmpty: () => this.checkDrained(),
@@ -156,6 +148,13 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   private begin(held: HeldJob<Data, Result>): void {
     const { job } = held;
+    if (held.lost) {
+      // Its lease was lost while it waited in reserve: nothing to run it for; the next one may start.
+      this.freeSlot(held);
+      const next = this.slots.takeRunnable();
+      if (next) this.begin(next);
+      return;
+    }
     this.slots.started(held);
     this.safeEmit('active', job);
     if (held.payloadBytes > this.o.maxPayloadBytes) {
@@ -191,6 +190,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     held.finishing = true;
     held.clearTimer();
     this.endRun(held);
+    this.prefetch.ran(held.ranMs);
     held.writing = this.write(held, outcome).catch((err) => {
       this.report(err, `recording the outcome of job ${held.job.id} failed`);
       this.freeSlot(held);
@@ -276,9 +276,9 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
    * was at its cap can be claimed again.
    */
   private endRun(held: HeldJob<Data, Result>): void {
-    const next = this.slots.runEnded(held, this.state === 'running');
-    if (next === 'reopened') this.claimer.capReopened();
-    else if (next) this.begin(next);
+    const { next, reopened } = this.slots.runEnded(held, this.state === 'running');
+    if (reopened) this.claimer.capReopened();
+    if (next) this.begin(next);
   }
 
   /** Frees the job's local slot (the store's release hands a job back to Redis: a different thing). */
@@ -355,6 +355,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
         this.upkeep.stopLooking();
       });
       await step('wait for claims in flight', () => this.claimer.settled());
+      await step('hand back jobs never started', () => Promise.all(this.slots.unstarted().map((h) => this.handBack(h))));
       if (this.slots.size > 0) this.o.logger.log(`worker ${this.id} closing: waiting up to ${seconds(timeout)} for ${plural(this.slots.size, 'running job')} of queue "${this.queueName}"`);
       await step('let running jobs finish', () => this.slots.whenEmpty(timeout));
       this.forced = true;

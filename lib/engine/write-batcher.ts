@@ -1,5 +1,5 @@
 /**
- * Group commit for a worker's completions: items pushed while `maxInFlight`
+ * Group commit for a worker's completions: items pushed while `limit()`
  * writes are out wait and go together in the next write, as one store call.
  * An idle worker writes each item at once (nothing waits behind a quiet
  * queue); a busy one amortises the call's fixed cost (the script's keys,
@@ -13,7 +13,8 @@ export class WriteBatcher<T> {
   private scheduled = false;
 
   constructor(
-    private readonly maxInFlight: number,
+    /** Writes out at once; read before each write (the worker's prefetch changes it). */
+    private readonly limit: () => number,
     /** Writes one batch; a rejection fails every item of it. */
     private readonly write: (items: T[]) => Promise<void>,
   ) {}
@@ -27,7 +28,7 @@ export class WriteBatcher<T> {
   }
 
   private kick(): void {
-    if (this.scheduled || this.inFlight >= this.maxInFlight || this.pending.length === 0) return;
+    if (this.scheduled || this.inFlight >= this.limit() || this.pending.length === 0) return;
     this.scheduled = true;
     // After the current microtasks: completions settling in the same turn join this write.
     process.nextTick(this.flush);
@@ -35,7 +36,7 @@ export class WriteBatcher<T> {
 
   private readonly flush = (): void => {
     this.scheduled = false;
-    if (this.inFlight >= this.maxInFlight || this.pending.length === 0) return;
+    if (this.inFlight >= this.limit() || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
     this.inFlight += 1;

@@ -95,8 +95,8 @@ describe('graceful shutdown on a busy queue', () => {
       },
     });
     // Built here, not by the harness: it runs on the gated store. The test closes it itself.
-    const worker = new Worker('busy', async () => 'done', { concurrency: 4, store });
-    // A pool this small writes each completion at once (possibly several of one turn together).
+    // Without a reserve (prefetch 0) a pool this small writes each completion at once (possibly several of one turn together).
+    const worker = new Worker('busy', async () => 'done', { concurrency: 4, store, prefetch: 0 });
     await waitFor(() => completionsSent === 4, { message: 'four completions sent, their replies held' });
     const started = Date.now();
     const closed = worker.close({ timeout: 20_000 });
