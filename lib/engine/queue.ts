@@ -32,6 +32,7 @@ import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
 import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
 import { readMetrics, type QueueMetrics } from './metrics.js';
 import { inProducerSpan } from './tracing.js';
+import { ADD_BATCH, AddBatcher } from './add-batcher.js';
 
 export interface QueueOptions {
   readonly store: Store;
@@ -47,9 +48,6 @@ const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOpti
 /** What cancel() did: cancelled now, cancel requested from the running worker, job already finished, or no such job. */
 export type CancelResult = 'cancelled' | 'cancelling' | 'finished' | 'not-found';
 
-/** Jobs per add script call: one round trip carries a batch; bigger bulks are pipelined in batches. */
-const BATCH = 1000;
-
 /**
  * The producer side of a queue: add, inspect, cancel, pause.
  *
@@ -63,6 +61,7 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly preparer: JobPreparer<Data>;
   private readonly schedulers: Schedulers<Data>;
   private readonly many: DeadLetters<Data, Result>;
+  private readonly adds: AddBatcher;
   private closed = false;
 
   constructor(name: string, options: QueueOptions) {
@@ -70,12 +69,16 @@ export class Queue<Data = unknown, Result = unknown> {
     checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     this.store = options.store;
+    this.adds = new AddBatcher(this.store, this.name);
     this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now());
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }
 
-  /** Adds one job. With a jobId or dedup key that already names a job, returns that job instead. */
+  /**
+   * Adds one job. With a jobId or dedup key that already names a job, returns that job instead.
+   * Adds made in the same turn (or while the previous add is being written) share one script call.
+   */
   async add(name: string, data: Data, opts?: JobOptions): Promise<Job<Data, Result>> {
     const [job] = await this.addBulk([{ name, data, opts }]);
     return job!;
@@ -96,12 +99,11 @@ export class Queue<Data = unknown, Result = unknown> {
 
   private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
-    const batches: NewJob[][] = [];
-    for (let i = 0; i < prepared.length; i += BATCH) batches.push(prepared.slice(i, i + BATCH).map((p) => p.job));
     const outcomes: AddOutcome[] = [];
     // Batches go in order so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten.
-    for (const batch of batches) {
-      const reply = await this.store.add(this.name, batch);
+    // A single job shares its script call with the other adds of this turn (lib/engine/add-batcher.ts).
+    for (let i = 0; i < prepared.length; i += ADD_BATCH) {
+      const reply = await this.adds.add(prepared.slice(i, i + ADD_BATCH).map((p) => p.job));
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
       outcomes.push(...reply.jobs);
     }
