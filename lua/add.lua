@@ -7,16 +7,17 @@
 
   ARGV[1..3] channels and queue name (includes/queue)
   ARGV[4] number of jobs n
-  ARGV[5..] 5 per job: id, name, data (JSON), opts (JSON), and the options
-            that differ from their defaults as one JSON object ('' when none),
-            every value a string:
+  ARGV[5..] 5 per job: id, name, data (JSON), opts (JSON, '{}' when it holds
+            nothing), and the options that differ from their defaults as
+            one JSON object ('' when none), every value a string:
               d   delay ms (default 0 = now)
               p   priority 0 .. 2^20-1 (0)
               l   '1' for LIFO (FIFO)
               a   maxAttempts (1)
               dl  deadline ms (0 = none)
               t   dedup ttl ms (-1 = no dedup, 0 = until the job finishes)
-              rc  removeOnComplete spec, rf removeOnFail spec ("count,ageMs", '-1,-1')
+              rc  removeOnComplete spec, rf removeOnFail spec ("count,ageMs";
+                  default DEFAULT_RETENTION, includes/retention)
               g   group id (none)
               tc  trace context (JSON carrier, stored as field tc; none)
             Packing the rare options keeps a plain add at 5 arguments per job.
@@ -30,6 +31,13 @@
     {-1, limit, group ('' for the whole queue)}
   Publishes: sched 'w:<queue>' when a worker is idle (wake), 'd:<ms>:<queue>'
   when a new delayed job is the earliest due.
+
+  The job hash is compact (see includes/retention): no `id` field (the key
+  holds it), no `runAt` while it equals createdAt, no `opts` when '{}', no
+  `ws` (claim writes the score it pops the job with), no field at its
+  default (attempt, stalled, claims 0; maxAttempts 1; priority, deadline 0;
+  rc, rf the default retention). A plain waiting job stores name, data,
+  createdAt and state: a listpack of about 65 bytes plus its data.
 
   Cost: per job one EXISTS and one HSET; the wait/delayed/group indexes,
   the meta counters (seq, n:<name>, gw, pw) and the wake-up are written once
@@ -61,8 +69,8 @@ local NONE = {}
 ]]
 local info = {}
 local newWaiting, perGroup = 0, nil
--- Jobs of one call mostly carry the same packed options (a producer's retention
--- defaults): each distinct string is decoded once; the tables are only read.
+-- Jobs of one call mostly carry the same packed options (a producer's attempts
+-- and retention): each distinct string is decoded once; the tables are only read.
 local decoded = nil
 for i = 0, n - 1 do
   local packed = ARGV[9 + i * 5]
@@ -148,7 +156,7 @@ for i = 1, n do
     local fields
     if delay > 0 then
       state, runAt = 'delayed', now + delay
-      fields = {'id', id, 'name', name, 'data', ARGV[a + 2], 'opts', ARGV[a + 3], 'createdAt', now, 'state', state, 'runAt', runAt}
+      fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', now, 'state', state, 'runAt', runAt}
       delayed = delayed or {}
       delayed[#delayed + 1] = runAt
       delayed[#delayed + 1] = id
@@ -165,11 +173,13 @@ for i = 1, n do
       else
         s = spool_int(base + seq % 4294967296)
       end
-      fields = {'id', id, 'name', name, 'data', ARGV[a + 2], 'opts', ARGV[a + 3], 'createdAt', now, 'state', state, 'ws', s, 'runAt', runAt}
+      fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', now, 'state', state}
+    end
+    if ARGV[a + 3] ~= '{}' then
+      fields[#fields + 1], fields[#fields + 2] = 'opts', ARGV[a + 3]
     end
     if x ~= NONE then
-      -- Fields at their default are not written (attempt, stalled, claims 0; maxAttempts 1;
-      -- priority, deadline 0; rc, rf '-1,-1'): every reader falls back to the default.
+      -- Fields at their default are not written (see the header): every reader falls back to the default.
       local f = #fields
       if x.a and x.a ~= '1' then
         fields[f + 1], fields[f + 2], f = 'maxAttempts', x.a, f + 2
@@ -181,10 +191,10 @@ for i = 1, n do
       if x.dl and x.dl ~= '0' then
         fields[f + 1], fields[f + 2], f = 'deadline', x.dl, f + 2
       end
-      if x.rc and x.rc ~= '-1,-1' then
+      if x.rc then
         fields[f + 1], fields[f + 2], f = 'rc', x.rc, f + 2
       end
-      if x.rf and x.rf ~= '-1,-1' then
+      if x.rf then
         fields[f + 1], fields[f + 2], f = 'rf', x.rf, f + 2
       end
       if x.l == '1' then

@@ -31,7 +31,9 @@ local MAX_BANDS, MAX_GROUPS = 16, 16
 local oldest = false
 local function consider(id)
   if id then
-    local runAt = tonumber(redis.call('HGET', Q.jobPrefix .. id, 'runAt'))
+    -- No runAt field: it is createdAt (add.lua writes none while they are equal).
+    local f = redis.call('HMGET', Q.jobPrefix .. id, 'runAt', 'createdAt')
+    local runAt = tonumber(f[1] or f[2])
     if runAt and (not oldest or runAt < oldest) then
       oldest = runAt
     end

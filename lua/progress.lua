@@ -18,7 +18,7 @@ end
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])
 local Q = spool_events_of_job(KEYS[1])
 if spool_events_on(Q) then
-  local id = redis.call('HGET', KEYS[1], 'id')
+  local id = spool_job_id_of(KEYS[1])
   if #ARGV[2] <= 1024 then
     spool_event(Q, 'progress', 'jobId', id, 'progress', ARGV[2])
   else

@@ -11,6 +11,10 @@ import { formatCount } from './format.js';
 /** The options every command has (commander's optsWithGlobals()). */
 export interface GlobalOptions {
   readonly url: string;
+  /** Comma-separated node URLs of a Redis Cluster, instead of --url. */
+  readonly cluster?: string;
+  /** The shard count of the queues named (Queue option `shards`). */
+  readonly shards?: string;
   readonly prefix: string;
   readonly json?: boolean;
 }
@@ -25,6 +29,18 @@ export function safeUrl(url: string): string {
     return u.toString();
   } catch {
     return url;
+  }
+}
+
+function checkUrl(text: string, flag: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(`${flag} "${text}" is not a URL: use redis://[user:password@]host:port[/db] (or set ${flag === '--url' ? 'REDIS_URL' : 'SPOOL_CLUSTER'})`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new CliError(`${flag} "${safeUrl(text)}" is not a Redis URL: it must start with redis:// or rediss://`);
   }
 }
 
@@ -43,23 +59,24 @@ export class Context {
   ) {}
 
   static async open(options: GlobalOptions): Promise<Context> {
-    let url: URL;
-    try {
-      url = new URL(options.url);
-    } catch {
-      throw new CliError(`--url "${options.url}" is not a URL: use redis://[user:password@]host:port[/db] (or set REDIS_URL)`);
+    const urls = options.cluster === undefined ? [options.url] : options.cluster.split(',').map((u) => u.trim()).filter(Boolean);
+    const flag = options.cluster === undefined ? '--url' : '--cluster';
+    if (urls.length === 0) throw new CliError('--cluster names no node: give one or more redis:// URLs, comma-separated');
+    for (const each of urls) checkUrl(each, flag);
+    if (options.shards !== undefined && !/^[1-9]\d{0,2}$/.test(options.shards)) {
+      throw new UsageError(`--shards "${options.shards}" is not a shard count: give the number the queue's Queue was created with, e.g. --shards 3`);
     }
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-      throw new CliError(`--url "${safeUrl(options.url)}" is not a Redis URL: it must start with redis:// or rediss://`);
-    }
-    const store = new RedisStore({ url: options.url }, { prefix: options.prefix, logger: stderrLogger });
+    const store =
+      options.cluster === undefined
+        ? new RedisStore({ url: options.url }, { prefix: options.prefix, logger: stderrLogger })
+        : new RedisStore({ cluster: { rootNodes: urls.map((url) => ({ url })) }, prefix: options.prefix, logger: stderrLogger });
     try {
       await store.connect();
     } catch (err) {
       await store.disconnect().catch(() => undefined);
       if (err instanceof RedisUnavailableError) {
         const cause = (err.cause as { message?: string } | undefined)?.message;
-        throw new CliError(`cannot reach Redis at ${safeUrl(options.url)}${cause ? ` (${cause})` : ''}: check that it runs, and --url or REDIS_URL`);
+        throw new CliError(`cannot reach Redis at ${urls.map(safeUrl).join(', ')}${cause ? ` (${cause})` : ''}: check that it runs, and ${flag} or ${options.cluster === undefined ? 'REDIS_URL' : 'SPOOL_CLUSTER'}`);
       }
       throw err;
     }
@@ -79,7 +96,7 @@ export class Context {
    * reported with the queues that do exist (a typo is the usual cause).
    */
   async queue(name: string): Promise<Queue> {
-    const queue = new Queue(name, { store: this.store });
+    const queue = this.queueNamed(name);
     const counts = await queue.getCounts();
     const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
     if (total > 0 || (await queue.isPaused())) return queue;
@@ -88,6 +105,11 @@ export class Context {
     throw new CliError(
       `no queue "${name}" under prefix "${this.options.prefix}": queues there: ${known.join(', ') || 'none'} (check the name, --prefix, and --url)`,
     );
+  }
+
+  /** A Queue of this store, with --shards when given (no check that it exists). */
+  queueNamed(name: string): Queue {
+    return new Queue(name, { store: this.store, shards: this.options.shards === undefined ? undefined : Number(this.options.shards) });
   }
 
   /** A line (or block) of human output; nothing in --json mode. */

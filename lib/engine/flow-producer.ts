@@ -161,6 +161,10 @@ export class FlowProducer {
 
   private queueFor(name: string, field: string): Queue {
     const registered = this.queues.get(name);
+    if (registered && registered.shards > 1) {
+      // A flow links jobs through one parent hash per queue; a sharded queue has several.
+      throw new InvalidArgumentError(field, `names queue "${name}", which is sharded over ${registered.shards} queues`, 'flows cannot add jobs to a sharded queue: use a queue without shards for flow jobs');
+    }
     if (registered) return registered;
     if (this.restricted) throw new UnknownQueueError(field, name, [...this.queues.keys()]);
     let queue = this.implicit.get(name);

@@ -87,6 +87,9 @@ export type { RedisClientLike } from '../store/redis-client.js';
 export type { Durability } from '../store/store-options.js';
 export type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
 export { ReplicationTimeoutError } from '../store/replication.js';
+export { ShardCountMismatchError } from '../store/shard-placement.js';
+export { ShardedFlowError } from '../store/sharded-store.js';
+export { MAX_SHARDS } from './shards.js';
 export {
   StoreError,
   StoreNotConnectedError,

@@ -76,7 +76,8 @@ export class Job<Data = unknown, Result = unknown> {
     this.id = record.id;
     this.name = record.name;
     this.data = (decodedData.ok ? decodedData.value : undefined) as Data;
-    this.opts = (opts.ok && opts.value && typeof opts.value === 'object' ? opts.value : { attempts: record.maxAttempts }) as StoredJobOptions;
+    // attempts comes from maxAttempts: jobs stored since the compact layout keep it out of opts.
+    this.opts = { attempts: record.maxAttempts, ...(opts.ok && opts.value && typeof opts.value === 'object' ? opts.value : {}) } as StoredJobOptions;
     this.state = record.state;
     this.attempt = record.attempt;
     this.maxAttempts = record.maxAttempts;

@@ -95,9 +95,13 @@ export interface StoredJobOptions {
   readonly idempotencyKey?: string;
 }
 
-export function storedOptions(o: NormalizedJobOptions): StoredJobOptions {
+/**
+ * The options JSON stored with a job: only what is set. attempts is not in
+ * it (the job hash keeps maxAttempts; Job.opts.attempts is read from there),
+ * so a plain job stores '{}', which add.lua does not write at all.
+ */
+export function storedOptions(o: NormalizedJobOptions): Omit<StoredJobOptions, 'attempts'> {
   return {
-    attempts: o.attempts,
     ...(o.backoff && { backoff: o.backoff }),
     ...(o.timeout !== undefined && { timeout: o.timeout }),
     ...(o.priority && { priority: o.priority }),

@@ -70,6 +70,12 @@ function parseProgress(value: string): unknown {
 
 /** Stream ids "ms-seq" compared as numbers. */
 export function compareIds(a: string, b: string): number {
+  if (a.includes(',') || b.includes(',')) {
+    // Positions of a sharded queue: `a` is past `b` when it is past it on any shard.
+    const bs = b.split(',');
+    const each = a.split(',').map((id, k) => compareIds(id, bs[k] ?? '0-0'));
+    return each.some((c) => c > 0) ? 1 : each.every((c) => c === 0) ? 0 : -1;
+  }
   const [am = 0n, as = 0n] = a.split('-').map(BigInt);
   const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
   if (am !== bm) return am < bm ? -1 : 1;

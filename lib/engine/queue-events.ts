@@ -3,10 +3,13 @@ import type { EventReader, Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { validateQueueName } from './names.js';
 import { assertKnownKeys, assertPlainObject, describe, positiveInteger } from './options.js';
+import { storeFor } from './shards.js';
 import { compareIds, decodeEvent, type EventGap, type QueueEvent, type QueueEventMap, type QueueEventName } from './queue-events-types.js';
 
 export interface QueueEventsOptions {
   readonly store: Store;
+  /** The queue's shard count, as its Queue was given: events of every shard, merged (README "Sharded queues"). Default 1. */
+  readonly shards?: number;
   /** Where to start: '$' (default) only new events, '0' every event the stream retains, or a stream id to resume after. */
   readonly from?: string;
   /** How long one blocking read waits before it checks again, in ms. Default 5,000. */
@@ -28,8 +31,9 @@ export type QueueEventsEmitted = { [K in QueueEventName]: [event: QueueEvent<K>]
   closed: [];
 };
 
-const ID = /^\d+(-\d+)?$/;
-const OPTIONS = ['store', 'from', 'blockMs', 'autorun'];
+// A sharded queue's positions are one stream id per shard, comma-separated.
+const ID = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
+const OPTIONS = ['store', 'from', 'blockMs', 'autorun', 'shards'];
 /** Listeners that do not ask for events: adding them does not start a lazy reader. */
 const PASSIVE = new Set<string | symbol>(['error', 'closed', 'newListener', 'removeListener']);
 
@@ -72,7 +76,7 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
       throw new InvalidArgumentError('QueueEvents options.from', `must be '$', '0' or a stream id like 1700000000000-0, got ${describe(from)}`);
     }
     this.blockMs = options.blockMs === undefined ? 5000 : positiveInteger(options.blockMs, 'QueueEvents options.blockMs', 60_000);
-    this.reader = options.store.openEvents(this.queueName);
+    this.reader = storeFor(options.store, this.queueName, options.shards, 'QueueEvents options.shards').openEvents(this.queueName);
     this.last = from === '0' ? '0-0' : from;
     this.fromStart = from === '0';
     if (options.autorun === false) {

@@ -32,6 +32,7 @@ import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
 import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
 import { readMetrics, type QueueMetrics } from './metrics.js';
 import { inProducerSpan } from './tracing.js';
+import { shardsOf, storeFor } from './shards.js';
 import { ADD_BATCH, AddBatcher } from './add-batcher.js';
 
 export interface QueueOptions {
@@ -41,9 +42,15 @@ export interface QueueOptions {
   /** Largest encoded payload accepted, in bytes. Default 1 MiB. */
   readonly maxPayloadBytes?: number;
   readonly validate?: PayloadValidator;
+  /**
+   * Spreads this queue over this many physical queues (on a Redis Cluster,
+   * over the masters): see README "Sharded queues". Every Queue, Worker and
+   * QueueEvents of the queue must pass the same number. Default 1.
+   */
+  readonly shards?: number;
 }
 
-const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate'];
+const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate', 'shards'];
 
 /** What cancel() did: cancelled now, cancel requested from the running worker, job already finished, or no such job. */
 export type CancelResult = 'cancelled' | 'cancelling' | 'finished' | 'not-found';
@@ -58,6 +65,8 @@ export type CancelResult = 'cancelled' | 'cancelling' | 'finished' | 'not-found'
 export class Queue<Data = unknown, Result = unknown> {
   readonly name: string;
   private readonly store: Store;
+  /** The store as the caller passed it (`store` is a sharded view of it when `shards` > 1). */
+  private readonly base: Store;
   private readonly preparer: JobPreparer<Data>;
   private readonly schedulers: Schedulers<Data>;
   private readonly many: DeadLetters<Data, Result>;
@@ -68,17 +77,15 @@ export class Queue<Data = unknown, Result = unknown> {
     this.name = validateQueueName(name, 'Queue name');
     checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
-    this.store = options.store;
+    this.store = storeFor(options.store, this.name, options.shards, 'Queue options.shards');
+    this.base = options.store;
     this.adds = new AddBatcher(this.store, this.name);
     this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now());
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }
 
-  /**
-   * Adds one job. With a jobId or dedup key that already names a job, returns that job instead.
-   * Adds made in the same turn (or while the previous add is being written) share one script call.
-   */
+  /** Adds one job (the adds of one turn share a script call). With a jobId or dedup key that already names a job, returns that job instead. */
   async add(name: string, data: Data, opts?: JobOptions): Promise<Job<Data, Result>> {
     const [job] = await this.addBulk([{ name, data, opts }]);
     return job!;
@@ -100,8 +107,7 @@ export class Queue<Data = unknown, Result = unknown> {
   private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
     const outcomes: AddOutcome[] = [];
-    // Batches go in order so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten.
-    // A single job shares its script call with the other adds of this turn (lib/engine/add-batcher.ts).
+    // In order, so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten; one job joins this turn's call.
     for (let i = 0; i < prepared.length; i += ADD_BATCH) {
       const reply = await this.adds.add(prepared.slice(i, i + ADD_BATCH).map((p) => p.job));
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
@@ -234,7 +240,12 @@ export class Queue<Data = unknown, Result = unknown> {
 
   /** Whether this queue reads and writes through `store` (a FlowProducer accepts only queues of its own store). */
   usesStore(store: Store): boolean {
-    return this.store === store;
+    return this.base === store;
+  }
+
+  /** How many physical queues this queue is spread over (option `shards`; 1 when not sharded). */
+  get shards(): number {
+    return shardsOf(this.store, this.name);
   }
 
   getCounts(): Promise<JobCounts> {

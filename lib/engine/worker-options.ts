@@ -9,6 +9,8 @@ import { resolveFailureLog, type FailureLogLevels, type ResolvedFailureLog } fro
 
 export interface WorkerOptions {
   readonly store: Store;
+  /** The queue's shard count, as its Queue was given (README "Sharded queues"). Default 1. */
+  readonly shards?: number;
   /** Jobs run at once by this worker. Default 1. */
   readonly concurrency?: number;
   /** Lease length in ms: a job whose worker stops renewing is re-delivered this long after. Default 30,000. */
@@ -58,7 +60,7 @@ export interface WorkerOptions {
   readonly logFailures?: boolean | FailureLogLevels;
 }
 
-export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures'>> & {
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'shards' | 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures'>> & {
   readonly logFailures: ResolvedFailureLog;
   readonly backoffStrategy?: BackoffStrategy;
   readonly limiter?: RateLimit;
@@ -67,6 +69,7 @@ export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'backoffStrateg
 
 const KNOWN: readonly (keyof WorkerOptions)[] = [
   'store',
+  'shards',
   'concurrency',
   'lockDuration',
   'lockRenewTime',

@@ -18,6 +18,7 @@ import { WriteBatcher } from './write-batcher.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
+import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
 import { logFailure, plural, seconds } from './failure-log.js';
 
@@ -78,7 +79,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     super();
     this.queueName = validateQueueName(queueName, 'Worker queue name');
     if (typeof handler !== 'function') throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, got ${describe(handler)}`);
-    this.o = resolveWorkerOptions(options);
+    const resolved = resolveWorkerOptions(options);
+    this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
     this.completions = new WriteBatcher(completionWritesInFlight(this.o.concurrency), (batch) => this.writeCompletions(batch));
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;

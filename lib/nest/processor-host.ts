@@ -107,7 +107,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     const caps = Object.keys(d.handlers.caps).length > 0 ? { nameConcurrency: d.handlers.caps } : {};
     let worker: Worker;
     try {
-      worker = new Worker(queue, this.handler(d), { ...this.workerOptions(d), ...caps, store: this.connections.get(connection), logger: this.logger, autorun: false });
+      worker = new Worker(queue, this.handler(d), { ...this.workerOptions(d), ...caps, shards: this.registry.queue(queue, connection)?.shards, store: this.connections.get(connection), logger: this.logger, autorun: false });
     } catch (err) {
       if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(`@Processor('${queue}') options of ${d.className}`, `are invalid: ${err.message}`);
       throw err;

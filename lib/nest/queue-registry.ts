@@ -22,6 +22,8 @@ export interface QueueRegistration {
   readonly limits?: QueueLimits;
   /** Largest encoded payload in bytes. Default 1 MiB. */
   readonly maxPayloadBytes?: number;
+  /** Spreads the queue over this many physical queues (README "Sharded queues"); its workers and events follow. Default 1. */
+  readonly shards?: number;
   /** Schedulers upserted at bootstrap (queue.upsertScheduler), with those of @OnJob({ schedule }). */
   readonly schedulers?: readonly QueueScheduler[];
   /** Remove, at bootstrap, the queue's schedulers that no registration or @OnJob declares. Default false. */
@@ -84,6 +86,7 @@ export class QueueRegistry implements OnApplicationShutdown {
           store,
           defaultJobOptions: defaults,
           maxPayloadBytes: registration.maxPayloadBytes,
+          shards: registration.shards,
           validate: (jobName, data) => this.validate(registration.name, dtos, jobName, data),
         });
       } catch (err) {
@@ -91,6 +94,8 @@ export class QueueRegistry implements OnApplicationShutdown {
       }
       entry = { queue, connection, dtos };
       this.entries.set(key, entry);
+    } else if (registration.shards !== undefined && registration.shards !== entry.queue.shards) {
+      throw new SpoolBootstrapError(`${at}.shards`, `is ${registration.shards}, but queue "${registration.name}" is registered elsewhere with shards: ${entry.queue.shards}`, 'register it with the same shards everywhere');
     }
     for (const [jobName, dto] of Object.entries(registration.jobs ?? {})) this.addDto(registration.name, connection, jobName, dto, at);
     if (registration.schedulers !== undefined || registration.pruneSchedulers) {

@@ -74,7 +74,7 @@ function registration(item: unknown, at: string): QueueRegistration {
   if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') {
     throw new SpoolBootstrapError(at, 'must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }');
   }
-  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers'];
+  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards'];
   knownKeys(item, known, at);
   return item as QueueRegistration;
 }

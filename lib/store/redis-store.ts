@@ -1,3 +1,4 @@
+import { placeShards } from './shard-placement.js';
 import { stderrLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
@@ -127,6 +128,10 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   /** One PING round trip, in ms, for readiness checks; RedisUnavailableError (or StoreNotConnectedError) when it cannot answer. */
+  placeShards(queue: string, count: number): Promise<readonly string[]> {
+    return placeShards(this.command('placing shards'), this.prefix, queue, count);
+  }
+
   async ping(): Promise<number> {
     const started = performance.now();
     await this.call('ping()').sendCommand(['PING']);

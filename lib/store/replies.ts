@@ -81,6 +81,7 @@ export function decodeHash(reply: RawReply | undefined, offset = 0): Record<stri
  */
 export function decodeJob(id: string, h: Record<string, string>): JobRecord {
   const deadline = optionalInt(h.deadline);
+  const createdAt = optionalInt(h.createdAt);
   return {
     id,
     name: h.name ?? '',
@@ -89,8 +90,9 @@ export function decodeJob(id: string, h: Record<string, string>): JobRecord {
     state: state('job hash', h.state ?? ''),
     attempt: optionalInt(h.attempt) ?? 0,
     maxAttempts: optionalInt(h.maxAttempts) ?? 1,
-    createdAt: optionalInt(h.createdAt) ?? 0,
-    runAt: optionalInt(h.runAt),
+    createdAt: createdAt ?? 0,
+    // add.lua writes no runAt while it equals createdAt (compact job hash).
+    runAt: optionalInt(h.runAt) ?? createdAt,
     startedAt: optionalInt(h.startedAt),
     finishedAt: optionalInt(h.finishedAt),
     deadline: deadline && deadline > 0 ? deadline : undefined,
@@ -127,7 +129,7 @@ function decodeAdded(entry: RawReply): AddOutcome {
   return { created: false, id, existing: e.length > 2 ? decodeJob(id, decodeHash(e, 2)) : null };
 }
 
-/** Job hashes returned by claim-like scripts; each carries its id in the `id` field written at add. */
+/** Job hashes returned by claim-like scripts; each carries its id in an `id` field (claim-batch adds it to compact hashes). */
 export function decodeClaimed(script: string, replies: readonly RawReply[]): JobRecord[] {
   return replies.map((r) => {
     const h = decodeHash(list(script, r));

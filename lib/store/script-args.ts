@@ -1,5 +1,5 @@
 import { encodeChildRef, encodeRate } from './replies.js';
-import { KEEP_ALL, type Completion, type Fetch, type GroupLimits, type Lease, type NewFlowNode, type NewJob, type QueueLimits } from './store.js';
+import { DEFAULT_SPECS, type Completion, type Fetch, type GroupLimits, type Lease, type NewFlowNode, type NewJob, type QueueLimits } from './store.js';
 
 /**
  * The ARGV of each script, built in one place in the order its header lists
@@ -32,8 +32,8 @@ export function completeArgs(completions: readonly Completion[], fetch: Fetch): 
 /** add: the job count, then five arguments per job. */
 export function addArgs(jobs: readonly NewJob[]): (string | number)[] {
   const args: (string | number)[] = [jobs.length];
-  // NOTE: the jobs of one call mostly differ from the defaults by retention alone (their
-  // queue's defaults): such a job reuses the previous one's packed string, no JSON.stringify.
+  // NOTE: the jobs of one call mostly share their options (a producer's attempts and
+  // retention): such a job reuses the previous one's packed string, no JSON.stringify.
   let prev: NewJob | undefined;
   let prevPacked = '';
   for (const job of jobs) {
@@ -48,7 +48,7 @@ export function addArgs(jobs: readonly NewJob[]): (string | number)[] {
   return args;
 }
 
-/** Every option packAddOptions packs is at its default, except maxAttempts and retention. */
+/** Every option packAddOptions packs is at its default, except attempts and retention. */
 function retentionOnly(job: NewJob): boolean {
   return job.delay === 0 && job.priority === 0 && !job.lifo && job.deadline === 0 && !job.dedup && !job.group && job.traceContext === undefined;
 }
@@ -99,8 +99,9 @@ export function packAddOptions(job: NewJob): string {
   if (job.maxAttempts !== 1) put('a', String(job.maxAttempts));
   if (job.deadline !== 0) put('dl', String(job.deadline));
   if (job.dedup) put('t', String(job.dedup.ttl));
-  if (job.removeOnComplete !== KEEP_ALL) put('rc', job.removeOnComplete);
-  if (job.removeOnFail !== KEEP_ALL) put('rf', job.removeOnFail);
+  // The default retention is what a job without rc/rf gets (lua/includes/retention); KEEP_ALL is sent.
+  if (job.removeOnComplete !== DEFAULT_SPECS.completed) put('rc', job.removeOnComplete);
+  if (job.removeOnFail !== DEFAULT_SPECS.failed) put('rf', job.removeOnFail);
   if (job.group !== undefined && job.group !== '') put('g', job.group);
   if (job.traceContext !== undefined) put('tc', job.traceContext);
   return differs ? JSON.stringify(x) : '';

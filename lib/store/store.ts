@@ -16,6 +16,13 @@ export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed'
 /** The retention spec that keeps every finished job: no count bound, no age bound. */
 export const KEEP_ALL = '-1,-1';
 
+/**
+ * The retention specs of DEFAULT_RETENTION (lib/engine/options.ts). add.lua
+ * stores no rc/rf for a job that has them: a compact hash (no `id` field)
+ * without rc/rf means these (lua/includes/retention, SPOOL_DEFAULT_SPECS).
+ */
+export const DEFAULT_SPECS = { completed: '1000,86400000', failed: '10000,2592000000' } as const;
+
 export const JOB_STATES: readonly JobState[] = ['waiting', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'waiting-children'];
 
 /** A job as stored. JSON fields stay strings: the engine decodes them. */
@@ -268,6 +275,12 @@ export interface Store {
   readonly outage?: { failed(what: string, err: unknown, queue?: string): void };
   /** One round trip to the backend, in ms, for readiness checks; rejects when it cannot answer. */
   ping(): Promise<number>;
+  /**
+   * The physical queue names of a sharded queue (Queue option `shards`),
+   * chosen on first use and kept, so every process agrees (RedisStore: see
+   * shard-placement.ts). Absent: shards are named `<queue>~<k>`.
+   */
+  placeShards?(queue: string, count: number): Promise<readonly string[]>;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 

@@ -171,7 +171,7 @@ end
 ]]
 local function spool_claim_fields(hash)
   local deadline, name, claims, attempt
-  local iClaims, iAttempt, iState, iToken, iStarted
+  local iClaims, iAttempt, iState, iToken, iStarted, iId
   for i = 1, #hash, 2 do
     local k = hash[i]
     if k == 'name' then
@@ -188,9 +188,11 @@ local function spool_claim_fields(hash)
       iToken = i + 1
     elseif k == 'startedAt' then
       iStarted = i + 1
+    elseif k == 'id' then
+      iId = i + 1
     end
   end
-  return deadline, name, tonumber(claims) or 0, tonumber(attempt) or 0, iClaims, iAttempt, iState, iToken, iStarted
+  return deadline, name, tonumber(claims) or 0, tonumber(attempt) or 0, iClaims, iAttempt, iState, iToken, iStarted, iId
 end
 
 -- Sets hash[i] when the field was there (i), else appends field and value.
@@ -261,10 +263,15 @@ local function spool_claim_ran_dry(Q, grouped, now)
   return 0
 end
 
--- Starts one job: fresh lease token, counters, event; its hash (patched in place) goes to `out`.
-local function spool_claim_start(Q, C, J, jobKey, id, pick, hash, f, out)
+--[[
+  Starts one job: fresh lease token, counters, event; its hash (patched in
+  place) goes to `out`. ws keeps the score it was popped with, so release and
+  reap put it back at its place (add.lua does not write ws: a job that never
+  leaves waiting does not need it).
+]]
+local function spool_claim_start(Q, C, J, jobKey, id, score, pick, hash, f, out)
   local token = J.workerId .. ':' .. (f.claims + 1)
-  redis.call('HSET', jobKey, 'claims', f.claims + 1, 'attempt', f.attempt + 1, 'state', 'active', 'token', token, 'startedAt', J.now)
+  redis.call('HSET', jobKey, 'claims', f.claims + 1, 'attempt', f.attempt + 1, 'state', 'active', 'token', token, 'startedAt', J.now, 'ws', score)
   spool_event(Q, 'active', 'jobId', id, 'attempt', f.attempt + 1)
   C.active[#C.active + 1] = J.now + J.lockMs
   C.active[#C.active + 1] = id
@@ -276,6 +283,8 @@ local function spool_claim_start(Q, C, J, jobKey, id, pick, hash, f, out)
   spool_patch_at(hash, f.iState, 'state', 'active')
   spool_patch_at(hash, f.iToken, 'token', token)
   spool_patch_at(hash, f.iStarted, 'startedAt', tostring(J.now))
+  -- The reply carries the id (decodeClaimed reads it); compact hashes do not store it (add.lua).
+  spool_patch_at(hash, f.iId, 'id', id)
   out[#out + 1] = hash
 end
 
@@ -289,7 +298,7 @@ local function spool_claim_one(Q, C, J, id, score, pick, out)
   local hash = redis.call('HGETALL', jobKey)
   local f = {}
   local deadline, name
-  deadline, name, f.claims, f.attempt, f.iClaims, f.iAttempt, f.iState, f.iToken, f.iStarted = spool_claim_fields(hash)
+  deadline, name, f.claims, f.attempt, f.iClaims, f.iAttempt, f.iState, f.iToken, f.iStarted, f.iId = spool_claim_fields(hash)
   if not name then
     return -- An index entry without its hash: dropped.
   end
@@ -316,7 +325,7 @@ local function spool_claim_one(Q, C, J, id, score, pick, out)
   if room and room[name] then
     room[name] = room[name] - 1
   end
-  spool_claim_start(Q, C, J, jobKey, id, pick, hash, f, out)
+  spool_claim_start(Q, C, J, jobKey, id, score, pick, hash, f, out)
 end
 
 -- Puts the stepped-over jobs back at their places (their group's queue, or the ungrouped one).

@@ -33,7 +33,7 @@ end
   (a retried call), -1 lease lost (nothing written).
 ]]
 local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now)
-  local f = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'group', 'dk', 'pq', 'w', 'rc')
+  local f = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'group', 'dk', 'pq', 'w', 'rc', 'id')
   if f[1] ~= token then
     if f[2] == token then
       return 2, f[4] or ''
@@ -46,7 +46,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
     spool_cancelled(Q, jobKey, id, now)
     return 3, 'cancelled'
   end
-  local group, dk, pq, w, rc = f[5], f[6], f[7], f[8], f[9] or '-1,-1'
+  local group, dk, pq, w, rc = f[5], f[6], f[7], f[8], spool_spec_of('rc', f[9], f[10])
   B.done[#B.done + 1] = id
   redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', now)
   redis.call('HDEL', jobKey, 'token')

@@ -31,6 +31,12 @@ local function spool_events_of_job(jobKey)
   return { meta = string.sub(jobKey, 1, close) .. ':meta' }
 end
 
+-- A job's id from its key `{prefix:queue}:job:<id>` (compact job hashes, add.lua, hold no `id` field).
+local function spool_job_id_of(jobKey)
+  local close = string.find(jobKey, '}', 1, true)
+  return string.sub(jobKey, close + 6)
+end
+
 -- Long texts (error messages, progress) are cut: the stream is for signals, the job hash keeps the whole.
 local function spool_event_text(text)
   if text and #text > 1024 then

@@ -48,8 +48,8 @@ local function spool_finish(Q, jobKey, id, indexKey, state, now, specField)
   redis.call('ZADD', indexKey, now, id)
   spool_release_dedup(jobKey, id)
   spool_flow_finished(Q, jobKey, id, state)
-  local spec = redis.call('HGET', jobKey, specField) or '-1,-1'
-  return spool_retain(Q, indexKey, jobKey, id, spec, now)
+  local f = redis.call('HMGET', jobKey, specField, 'id')
+  return spool_retain(Q, indexKey, jobKey, id, spool_spec_of(specField, f[1], f[2]), now)
 end
 
 -- Dead-letter: record why, then finish into the failed index.

@@ -4,7 +4,8 @@
   group joins the ring); jobs whose name is paused are parked in
   parkedPrefix..name until it is resumed. The score gives strict priority
   (lower first) and FIFO, or LIFO on request, wherever the job sits; it is
-  kept in the job hash (ws) so a job handed back returns to the place it held.
+  kept in the job hash (ws: written here, and by claim for jobs add.lua
+  placed without it) so a job handed back returns to the place it held.
   meta n:<name> counts waiting jobs per name (parked ones included).
 ]]
 --- @include "includes/fmt"

@@ -6,7 +6,27 @@
   long scan; the next completions finish the job.
   The finished job must already be in indexKey (score = finishedAt).
   The dropped jobs' keys (hash, log, flow bookkeeping) go in one DEL.
+
+  Where the spec lives: job field rc (completed) or rf (failed, cancelled).
+  When the field is absent, what it means depends on the hash's layout:
+  - compact (add.lua; the hash has no `id` field): the default retention,
+    SPOOL_DEFAULT_SPECS below = DEFAULT_SPECS in lib/store/store.ts
+    (test/unit/scripts.spec compares them); keep-all is written as '-1,-1';
+  - full (an `id` field: flow-add, scheduler refills, and every job stored
+    before the compact layout): keep everything ('-1,-1').
 ]]
+local SPOOL_DEFAULT_SPECS = { rc = '1000,86400000', rf = '10000,2592000000' }
+
+-- The spec of a job from its field (specField 'rc' or 'rf') and its `id` field, as HMGET read them.
+local function spool_spec_of(specField, spec, idField)
+  if spec then
+    return spec
+  end
+  if idField then
+    return '-1,-1'
+  end
+  return SPOOL_DEFAULT_SPECS[specField]
+end
 --- @include "includes/flow"
 --- @include "includes/dead"
 

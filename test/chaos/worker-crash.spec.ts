@@ -1,5 +1,4 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { redisUrl } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { scenario, type Scenario } from './support/scenario.js';
 
@@ -9,7 +8,7 @@ import { scenario, type Scenario } from './support/scenario.js';
 describe('chaos: worker processes killed with SIGKILL', () => {
   let s: Scenario;
   beforeEach(async () => {
-    s = await scenario(redisUrl());
+    s = await scenario();
   });
   afterEach(async () => {
     await s.dispose();

@@ -38,6 +38,7 @@ export declare class RedisCluster {
   masters(): Promise<RedisServer[]>;
   masterFor(slotOrKey: number | string): Promise<RedisServer>;
   kill(node: RedisServer): Promise<void>;
+  moveSlot(slotOrKey: number | string, to: RedisServer, options?: { readonly batch?: number; readonly between?: () => Promise<void> }): Promise<RedisServer>;
   waitForFailover(oldMaster: RedisServer, slotOrKey: number | string, timeout?: number): Promise<RedisServer>;
   restart(node: RedisServer, timeout?: number): Promise<void>;
   waitUntilHealthy(timeout?: number): Promise<void>;

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Socket } from 'node:net';
+import { createClient } from 'redis';
 import { freePort, RedisServer } from './redis-server.mjs';
 
 const run = promisify(execFile);
@@ -183,6 +184,47 @@ export class RedisCluster {
     const owner = rows.find((r) => r.flags.includes('master') && !r.flags.includes('fail') && r.slots.some(([from, to]) => slot >= from && slot <= to));
     if (!owner) throw new Error(`no live master owns slot ${slot}`);
     return this.node(owner.port);
+  }
+
+  /**
+   * Moves one slot (of a key, or a slot number) to master `to` the way
+   * `redis-cli --cluster reshard` does: IMPORTING on `to`, MIGRATING on the
+   * owner, keys MIGRATEd `batch` at a time (after each batch `between()` runs,
+   * so clients meet the slot half moved: ASK and TRYAGAIN), then the slot is
+   * assigned to `to` on every master. Resolves with the old owner.
+   */
+  async moveSlot(slotOrKey, to, { batch = 20, between } = {}) {
+    const slot = String(typeof slotOrKey === 'string' ? keySlot(slotOrKey) : slotOrKey);
+    const from = await this.masterFor(Number(slot));
+    if (from === to) throw new Error(`slot ${slot} is on port ${to.port} already`);
+    const rows = await this.topology();
+    const idOf = (node) => rows.find((r) => r.port === node.port).id;
+    const connect = async (node) => {
+      const client = createClient({ url: node.url });
+      await client.connect();
+      return client;
+    };
+    const [source, target] = await Promise.all([connect(from), connect(to)]);
+    try {
+      await target.sendCommand(['CLUSTER', 'SETSLOT', slot, 'IMPORTING', idOf(from)]);
+      await source.sendCommand(['CLUSTER', 'SETSLOT', slot, 'MIGRATING', idOf(to)]);
+      for (;;) {
+        const keys = await source.sendCommand(['CLUSTER', 'GETKEYSINSLOT', slot, String(batch)]);
+        if (keys.length === 0) break;
+        await source.sendCommand(['MIGRATE', '127.0.0.1', String(to.port), '', '0', '5000', 'REPLACE', 'KEYS', ...keys]);
+        await between?.();
+      }
+      await target.sendCommand(['CLUSTER', 'SETSLOT', slot, 'NODE', idOf(to)]);
+      await source.sendCommand(['CLUSTER', 'SETSLOT', slot, 'NODE', idOf(to)]);
+      for (const master of await this.masters()) {
+        if (master === from || master === to) continue;
+        const other = await connect(master);
+        await other.sendCommand(['CLUSTER', 'SETSLOT', slot, 'NODE', idOf(to)]).finally(() => other.close());
+      }
+    } finally {
+      await Promise.all([source.close(), target.close()]);
+    }
+    return from;
   }
 
   /** SIGKILL one node by its pid (a crash: no shutdown, no failover handshake). */

@@ -1,10 +1,10 @@
 import { addArgs, packAddOptions } from '../../lib/store/script-args.js';
-import { KEEP_ALL, type NewJob } from '../../lib/store/store.js';
+import { DEFAULT_SPECS, type NewJob } from '../../lib/store/store.js';
 
 function job(id: string, over: Partial<NewJob> = {}): NewJob {
   return {
     id, name: 'x', data: '{}', opts: '{}', delay: 0, priority: 0, lifo: false, maxAttempts: 1, deadline: 0,
-    removeOnComplete: '1000,86400000', removeOnFail: '10000,2592000000', ...over,
+    removeOnComplete: '0,-1', removeOnFail: '500,-1', ...over,
   };
 }
 
@@ -13,11 +13,11 @@ describe('add script arguments', () => {
     const jobs = [
       job('a'),
       job('b'),
-      job('c', { removeOnComplete: '0,-1' }),
+      job('c', { removeOnComplete: '10,-1' }),
       job('d', { delay: 500 }),
       job('e'),
       job('f', { maxAttempts: 3 }),
-      job('g', { removeOnComplete: KEEP_ALL, removeOnFail: KEEP_ALL }),
+      job('g', { removeOnComplete: DEFAULT_SPECS.completed, removeOnFail: DEFAULT_SPECS.failed }),
       job('h', { group: 'tenant', traceContext: '{"traceparent":"00-1-2-01"}' }),
       job('i', { dedup: { key: 'k', ttl: 0 } }),
       job('j'),
@@ -29,6 +29,6 @@ describe('add script arguments', () => {
     });
     expect(args[10]).toBe(args[5]);
     expect(args[35]).toBe('');
-    expect(JSON.parse(String(args[30]))).toEqual({ a: '3', rc: '1000,86400000', rf: '10000,2592000000' });
+    expect(JSON.parse(String(args[30]))).toEqual({ a: '3', rc: '0,-1', rf: '500,-1' });
   });
 });

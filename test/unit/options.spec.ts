@@ -1,5 +1,8 @@
-import { InvalidArgumentError, MAX_PRIORITY, UnknownOptionError } from '../../lib/index.js';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_RETENTION, InvalidArgumentError, MAX_PRIORITY, UnknownOptionError } from '../../lib/index.js';
 import { normalizeJobOptions } from '../../lib/engine/options.js';
+import { DEFAULT_SPECS } from '../../lib/store/store.js';
 
 function fieldOf(fn: () => unknown): string {
   try {
@@ -107,5 +110,18 @@ describe('RateLimitedError', () => {
     expect(new RateLimitedError(new Date(Date.now() - 5000)).retryAfter).toBe(0);
     expect(() => new RateLimitedError(new Date('not a date'))).toThrow(InvalidArgumentError);
     expect(() => new RateLimitedError(Number.NaN)).toThrow(/RateLimitedError retryAfter must be .*Retry-After/);
+  });
+});
+
+describe('default retention specs', () => {
+  // A compact job hash (lua/add.lua) stores no rc/rf when they are the default: three places must agree.
+  it('DEFAULT_SPECS, DEFAULT_RETENTION and the Lua constants are the same specs', () => {
+    const defaults = normalizeJobOptions(undefined, undefined);
+    expect(DEFAULT_SPECS).toEqual({ completed: defaults.removeOnComplete, failed: defaults.removeOnFail });
+    expect(DEFAULT_SPECS.completed).toBe(`${DEFAULT_RETENTION.completed.count},${DEFAULT_RETENTION.completed.age * 1000}`);
+    expect(DEFAULT_SPECS.failed).toBe(`${DEFAULT_RETENTION.failed.count},${DEFAULT_RETENTION.failed.age * 1000}`);
+    const lua = readFileSync(fileURLToPath(new URL('../../lua/includes/retention.lua', import.meta.url)), 'utf8');
+    const match = /SPOOL_DEFAULT_SPECS = \{ rc = '([^']+)', rf = '([^']+)' \}/.exec(lua);
+    expect(match?.slice(1)).toEqual([DEFAULT_SPECS.completed, DEFAULT_SPECS.failed]);
   });
 });

@@ -17,8 +17,12 @@ export interface ChaosMessage {
 
 export interface ChaosWorkerConfig {
   readonly url: string;
+  /** Root node URLs of a Redis Cluster: the worker connects there instead of `url`. */
+  readonly cluster?: readonly string[];
   readonly prefix: string;
   readonly queue: string;
+  /** The queue's shard count (Queue option `shards`). */
+  readonly shards?: number;
   readonly worker?: Omit<WorkerOptions, 'store' | 'logger' | 'backoffStrategy'>;
   /** connect({ wait: true }): ride out a Redis that is down at boot. */
   readonly wait?: boolean;

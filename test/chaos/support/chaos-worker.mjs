@@ -1,6 +1,6 @@
 // A Spool worker in its own process for the chaos suite, so tests can kill it
 // with real signals. Runs the compiled engine entry (dist/esm/engine.mjs, built by global-setup).
-// Config (JSON argument): { url, prefix, queue, worker, wait, effectsFile,
+// Config (JSON argument): { url | cluster (root node URLs), prefix, queue, shards, worker, wait, effectsFile,
 // lean (smaller IPC messages, for the soak) }.
 // Each job's data says how its handler behaves ({ mode, ms, ... }, see
 // `behave` below); job names other than "work" have no handler.
@@ -95,7 +95,9 @@ async function behave(job) {
   }
 }
 
-const store = new RedisStore({ url: config.url }, { prefix: config.prefix, logger });
+const store = config.cluster
+  ? new RedisStore({ cluster: { rootNodes: config.cluster.map((url) => ({ url })) }, prefix: config.prefix, logger })
+  : new RedisStore({ url: config.url }, { prefix: config.prefix, logger });
 send({ type: 'connecting' });
 await store.connect({ wait: config.wait ?? false });
 const worker = new Worker(
@@ -105,7 +107,7 @@ const worker = new Worker(
     if (job.name !== 'work') throw new NoHandlerError(job.name, config.queue);
     return behave(job);
   },
-  { store, logger, ...config.worker, autorun: false },
+  { store, logger, ...config.worker, ...(config.shards && { shards: config.shards }), autorun: false },
 );
 worker.on('completed', (job, result) => send(config.lean ? { type: 'completed', id: job.id } : { type: 'completed', id: job.id, result: result ?? null }));
 worker.on('failed', (job, err, kind) => send({ type: 'failed', id: job.id, name: err.name, message: err.message, kind }));

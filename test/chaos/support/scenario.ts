@@ -2,8 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, RedisStore } from '../../../lib/index.js';
-import { silentLogger, uniquePrefix } from '../../helpers/store.js';
+import { redisUrl, silentLogger, uniquePrefix } from '../../helpers/store.js';
 import { ChaosWorker, type ChaosWorkerConfig } from './chaos-process.js';
+
+let clusterNodes: (() => { url: string }[]) | undefined;
+
+/** From now on in this test file, scenario() without a URL runs on this Redis Cluster (test/cluster/chaos.spec.ts). */
+export function useClusterScenarios(rootNodes: () => { url: string }[]): void {
+  clusterNodes = rootNodes;
+}
 
 /** Short leases so that crash recovery takes seconds, not minutes. */
 export const FAST_RECOVERY = { lockDuration: 1500, stalledInterval: 400, pollInterval: 500 } as const;
@@ -14,12 +21,15 @@ export const FAST_RECOVERY = { lockDuration: 1500, stalledInterval: 400, pollInt
  * for side-effect files. end() closes or kills every worker it started and
  * returns verify()'s findings for the caller to assert empty.
  */
-export async function scenario(url: string, workerDefaults: ChaosWorkerConfig['worker'] = FAST_RECOVERY) {
+export async function scenario(url?: string, workerDefaults: ChaosWorkerConfig['worker'] = FAST_RECOVERY, options: { readonly shards?: number } = {}) {
   const prefix = uniquePrefix('chaos');
   const queueName = 'q';
-  const store = new RedisStore({ url }, { prefix, logger: silentLogger });
+  // Without a URL: the file's Redis Cluster when it set one (useClusterScenarios), else the run's Redis.
+  const cluster = url === undefined ? clusterNodes?.().map((n) => n.url) : undefined;
+  url ??= redisUrl();
+  const store = cluster ? new RedisStore({ cluster: { rootNodes: cluster.map((u) => ({ url: u })) }, prefix, logger: silentLogger }) : new RedisStore({ url }, { prefix, logger: silentLogger });
   await store.connect();
-  const queue = new Queue(queueName, { store });
+  const queue = new Queue(queueName, { store, shards: options.shards });
   const workers: ChaosWorker[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'spool-chaos-'));
   return {
@@ -29,7 +39,7 @@ export async function scenario(url: string, workerDefaults: ChaosWorkerConfig['w
     dir,
     workers,
     config(extra: Partial<ChaosWorkerConfig> = {}): ChaosWorkerConfig {
-      return { url, prefix, queue: queueName, worker: { ...workerDefaults, ...extra.worker }, effectsFile: join(dir, 'effects.log'), ...extra, ...(extra.worker && { worker: { ...workerDefaults, ...extra.worker } }) };
+      return { url: url!, ...(cluster && { cluster }), ...(options.shards && { shards: options.shards }), prefix, queue: queueName, worker: { ...workerDefaults, ...extra.worker }, effectsFile: join(dir, 'effects.log'), ...extra, ...(extra.worker && { worker: { ...workerDefaults, ...extra.worker } }) };
     },
     async worker(extra: Partial<ChaosWorkerConfig> = {}, options: { ready?: boolean } = {}): Promise<ChaosWorker> {
       const worker = await ChaosWorker.start(this.config(extra), options);

@@ -1,0 +1,158 @@
+import type {
+  AddBatchOutcome, AddOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, FailOutcome, Failure, Fetch, JobRecord, Lease, NewJob, ReleaseOutcome, Store,
+} from './store.js';
+import type { Completion, CompleteManyOutcome, CompletionStatus } from './completion.js';
+import { shardIndex, shardKeyOf } from './shard-route.js';
+import { ShardedReads } from './sharded-reads.js';
+
+export { ShardedFlowError } from './sharded-base.js';
+
+/**
+ * One logical queue spread over several physical ones (its shards), seen
+ * through the Store interface, so Queue, Worker and QueueEvents work on it
+ * unchanged. Calls about other queues go straight to the store beneath.
+ *
+ * Producers route a job by group, dedup key or id (shard-route.ts); workers
+ * claim round-robin over the shards and complete where they claimed; reads
+ * (counts, metrics, pages, events, verify) merge the shards. What one
+ * script guaranteed on one queue now holds per shard: priority and FIFO
+ * order, queue-wide rate limits and maxWaiting (split evenly), a jobId's
+ * uniqueness (a grouped job's id is unique within its group's shard).
+ */
+export class ShardedStore extends ShardedReads implements Store {
+  async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {
+    if (queue !== this.queue) return this.base.add(queue, jobs);
+    const names = await this.shards();
+    const byShard = new Map<number, number[]>();
+    jobs.forEach((job, i) => {
+      const k = shardIndex(shardKeyOf(job), this.count);
+      byShard.set(k, [...(byShard.get(k) ?? []), i]);
+    });
+    const outcomes: AddOutcome[] = new Array<AddOutcome>(jobs.length);
+    // NOTE: a batch spread over shards is atomic per shard only; a maxWaiting refusal keeps the other shards' jobs.
+    for (const [k, positions] of byShard) {
+      const reply = await this.base.add(names[k]!, positions.map((i) => jobs[i]!));
+      if (reply.status === 'full') return reply;
+      reply.jobs.forEach((outcome, j) => (outcomes[positions[j]!] = outcome));
+    }
+    return { status: 'added', jobs: outcomes };
+  }
+
+  async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
+    if (queue !== this.queue) return this.base.claim(queue, fetch);
+    const woken = fetch.woken ? this.notify.takeWoken() : [];
+    if (woken.length > 0) {
+      // Woken by announcements: claim where they came from, spending those shards' wake-hint budgets.
+      return this.claimFrom(woken, fetch.count, fetch, true);
+    }
+    return this.claimRound(fetch.count, fetch);
+  }
+
+  /** Round-robin: each call starts one shard further, and goes on until the slots are filled or every shard was asked. */
+  private claimRound(count: number, fetch: Fetch, skip?: number): Promise<ClaimOutcome> {
+    const start = this.turn++ % this.count;
+    const order = Array.from({ length: this.count }, (_, i) => (start + i) % this.count).filter((k) => k !== skip);
+    return this.claimFrom(order, count, fetch, false);
+  }
+
+  private async claimFrom(order: readonly number[], count: number, fetch: Fetch, woken: boolean): Promise<ClaimOutcome> {
+    const names = await this.shards();
+    const jobs: JobRecord[] = [];
+    let waitMs = 0;
+    for (const k of order) {
+      if (jobs.length >= count) break;
+      const outcome = await this.base.claim(names[k]!, { ...fetch, count: count - jobs.length, woken });
+      this.leases.held(outcome.jobs, k);
+      jobs.push(...outcome.jobs);
+      if (outcome.waitMs > 0) waitMs = waitMs === 0 ? outcome.waitMs : Math.min(waitMs, outcome.waitMs);
+    }
+    return { jobs, waitMs: jobs.length >= count ? 0 : waitMs };
+  }
+
+  async complete(queue: string, lease: Lease, result: string, fetch: Fetch, durationMs?: number): Promise<CompleteOutcome> {
+    if (queue !== this.queue) return this.base.complete(queue, lease, result, fetch, durationMs);
+    const shard = this.leases.of(lease.id, this.count);
+    const outcome = await this.onLease(lease, (name) => this.base.complete(name, lease, result, fetch, durationMs));
+    this.leases.held(outcome.next, shard);
+    const more = await this.topUp(outcome.next.length, fetch, shard);
+    return { ...outcome, next: [...outcome.next, ...more.jobs] };
+  }
+
+  /** The completion's shard ran short of next jobs: the others may have some (a short reply tells the worker the queue is empty). */
+  private async topUp(got: number, fetch: Fetch, shard: number): Promise<ClaimOutcome> {
+    if (got >= fetch.count || this.count === 1) return { jobs: [], waitMs: 0 };
+    return this.claimRound(fetch.count - got, fetch, shard);
+  }
+
+  async completeMany(queue: string, completions: readonly Completion[], fetch: Fetch): Promise<CompleteManyOutcome> {
+    if (queue !== this.queue) return this.base.completeMany(queue, completions, fetch);
+    const names = await this.shards();
+    const byShard = new Map<number, number[]>();
+    completions.forEach((c, i) => {
+      const k = this.leases.of(c.lease.id, this.count);
+      byShard.set(k, [...(byShard.get(k) ?? []), i]);
+    });
+    const statuses = new Array<CompletionStatus>(completions.length);
+    const groups = [...byShard];
+    // The first shard's call claims the next jobs; the others only complete.
+    const replies = await Promise.all(
+      groups.map(([k, positions], g) => this.base.completeMany(names[k]!, positions.map((i) => completions[i]!), g === 0 ? fetch : { ...fetch, count: 0 })),
+    );
+    let next: JobRecord[] = [];
+    let waitMs = 0;
+    replies.forEach((reply, g) => {
+      const [k, positions] = groups[g]!;
+      reply.statuses.forEach((s, j) => (statuses[positions[j]!] = s));
+      this.leases.held(reply.next, k);
+      next = next.concat(reply.next);
+      waitMs = Math.max(waitMs, reply.waitMs);
+    });
+    for (const c of completions) this.leases.done(c.lease.id);
+    const more = await this.topUp(next.length, fetch, groups[0]?.[0] ?? -1);
+    return { statuses, next: next.concat(more.jobs), waitMs: more.jobs.length + next.length >= fetch.count ? 0 : Math.max(waitMs, more.waitMs) };
+  }
+
+  fail(queue: string, lease: Lease, failure: Failure): Promise<FailOutcome> {
+    if (queue !== this.queue) return this.base.fail(queue, lease, failure);
+    return this.onLease(lease, (name) => this.base.fail(name, lease, failure));
+  }
+
+  throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome> {
+    if (queue !== this.queue) return this.base.throttle(queue, lease, retryAfter);
+    return this.onLease(lease, (name) => this.base.throttle(name, lease, retryAfter));
+  }
+
+  async extend(queue: string, lockMs: number, leases: readonly Lease[]): Promise<ExtendOutcome[]> {
+    if (queue !== this.queue) return this.base.extend(queue, lockMs, leases);
+    const names = await this.shards();
+    const byShard = new Map<number, number[]>();
+    leases.forEach((lease, i) => {
+      const k = this.leases.of(lease.id, this.count);
+      byShard.set(k, [...(byShard.get(k) ?? []), i]);
+    });
+    const outcomes = new Array<ExtendOutcome>(leases.length);
+    await Promise.all(
+      [...byShard].map(async ([k, positions]) => {
+        const replies = await this.base.extend(names[k]!, lockMs, positions.map((i) => leases[i]!));
+        replies.forEach((o, j) => (outcomes[positions[j]!] = o));
+      }),
+    );
+    return outcomes;
+  }
+
+  release(queue: string, lease: Lease): Promise<ReleaseOutcome> {
+    if (queue !== this.queue) return this.base.release(queue, lease);
+    return this.onLease(lease, (name) => this.base.release(name, lease));
+  }
+
+  progress(queue: string, lease: Lease, progress: string): Promise<boolean> {
+    if (queue !== this.queue) return this.base.progress(queue, lease, progress);
+    return this.onLease(lease, (name) => this.base.progress(name, lease, progress), false);
+  }
+
+  log(queue: string, lease: Lease, line: string, keep: number): Promise<number | null> {
+    if (queue !== this.queue) return this.base.log(queue, lease, line, keep);
+    return this.onLease(lease, (name) => this.base.log(name, lease, line, keep), false);
+  }
+
+}
