@@ -69,11 +69,19 @@ local NONE = {}
 ]]
 local info = {}
 local newWaiting, perGroup = 0, nil
+-- Jobs of one call mostly carry the same packed options (a producer's attempts
+-- and retention): each distinct string is decoded once; the tables are only read.
+local decoded = nil
 for i = 0, n - 1 do
   local packed = ARGV[9 + i * 5]
   local x = NONE
   if packed ~= '' then
-    x = cjson.decode(packed)
+    decoded = decoded or {}
+    x = decoded[packed]
+    if x == nil then
+      x = cjson.decode(packed)
+      decoded[packed] = x
+    end
   end
   local jobKey = KEYS[FIRST_JOB_KEY + i * 2]
   local exists = redis.call('EXISTS', jobKey) == 1

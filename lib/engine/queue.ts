@@ -33,6 +33,7 @@ import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.
 import { readMetrics, type QueueMetrics } from './metrics.js';
 import { inProducerSpan } from './tracing.js';
 import { shardsOf, storeFor } from './shards.js';
+import { ADD_BATCH, AddBatcher } from './add-batcher.js';
 
 export interface QueueOptions {
   readonly store: Store;
@@ -54,9 +55,6 @@ const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOpti
 /** What cancel() did: cancelled now, cancel requested from the running worker, job already finished, or no such job. */
 export type CancelResult = 'cancelled' | 'cancelling' | 'finished' | 'not-found';
 
-/** Jobs per add script call: one round trip carries a batch; bigger bulks are pipelined in batches. */
-const BATCH = 1000;
-
 /**
  * The producer side of a queue: add, inspect, cancel, pause.
  *
@@ -72,6 +70,7 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly preparer: JobPreparer<Data>;
   private readonly schedulers: Schedulers<Data>;
   private readonly many: DeadLetters<Data, Result>;
+  private readonly adds: AddBatcher;
   private closed = false;
 
   constructor(name: string, options: QueueOptions) {
@@ -80,12 +79,13 @@ export class Queue<Data = unknown, Result = unknown> {
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     this.store = storeFor(options.store, this.name, options.shards, 'Queue options.shards');
     this.base = options.store;
+    this.adds = new AddBatcher(this.store, this.name);
     this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now());
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
   }
 
-  /** Adds one job. With a jobId or dedup key that already names a job, returns that job instead. */
+  /** Adds one job (the adds of one turn share a script call). With a jobId or dedup key that already names a job, returns that job instead. */
   async add(name: string, data: Data, opts?: JobOptions): Promise<Job<Data, Result>> {
     const [job] = await this.addBulk([{ name, data, opts }]);
     return job!;
@@ -106,12 +106,10 @@ export class Queue<Data = unknown, Result = unknown> {
 
   private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
-    const batches: NewJob[][] = [];
-    for (let i = 0; i < prepared.length; i += BATCH) batches.push(prepared.slice(i, i + BATCH).map((p) => p.job));
     const outcomes: AddOutcome[] = [];
-    // Batches go in order so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten.
-    for (const batch of batches) {
-      const reply = await this.store.add(this.name, batch);
+    // In order, so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten; one job joins this turn's call.
+    for (let i = 0; i < prepared.length; i += ADD_BATCH) {
+      const reply = await this.adds.add(prepared.slice(i, i + ADD_BATCH).map((p) => p.job));
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
       outcomes.push(...reply.jobs);
     }

@@ -32,8 +32,25 @@ export function completeArgs(completions: readonly Completion[], fetch: Fetch): 
 /** add: the job count, then five arguments per job. */
 export function addArgs(jobs: readonly NewJob[]): (string | number)[] {
   const args: (string | number)[] = [jobs.length];
-  for (const job of jobs) args.push(job.id, job.name, job.data, job.opts, packAddOptions(job));
+  // NOTE: the jobs of one call mostly share their options (a producer's attempts and
+  // retention): such a job reuses the previous one's packed string, no JSON.stringify.
+  let prev: NewJob | undefined;
+  let prevPacked = '';
+  for (const job of jobs) {
+    const same = prev !== undefined && retentionOnly(job) && job.maxAttempts === prev.maxAttempts && job.removeOnComplete === prev.removeOnComplete && job.removeOnFail === prev.removeOnFail;
+    const packed = same ? prevPacked : packAddOptions(job);
+    if (!same && retentionOnly(job)) {
+      prev = job;
+      prevPacked = packed;
+    }
+    args.push(job.id, job.name, job.data, job.opts, packed);
+  }
   return args;
+}
+
+/** Every option packAddOptions packs is at its default, except attempts and retention. */
+function retentionOnly(job: NewJob): boolean {
+  return job.delay === 0 && job.priority === 0 && !job.lifo && job.deadline === 0 && !job.dedup && !job.group && job.traceContext === undefined;
 }
 
 /** extend: the lease duration, then id, token pairs. */

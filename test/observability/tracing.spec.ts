@@ -122,6 +122,40 @@ describe('OpenTelemetry traces across processes', () => {
     expect(report).toEqual({ type: 'result', result: 'ran plain', tc: null, loaded: [] });
   });
 
+  it('adds of one turn share a script call, yet each job stores the context of its own send span', async () => {
+    let calls = 0;
+    const counting = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'add') calls += 1;
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const queue = new Queue('traced-turn', { store: counting });
+    const requests = ['request a', 'request b', 'request c'];
+    const jobs = await Promise.all(
+      requests.map((name) =>
+        otel.tracer.startActiveSpan(name, async (span) => {
+          const job = await queue.add('x', {});
+          span.end();
+          return job;
+        }),
+      ),
+    );
+    const spans = otel.spans() as SpanView[];
+    const sends = spans.filter((s) => s.name === 'send traced-turn');
+    expect(sends).toHaveLength(3);
+    for (let i = 0; i < requests.length; i++) {
+      const request = spans.find((s) => s.name === requests[i])!;
+      const send = sends.find((s) => s.parentSpanId === request.spanId)!;
+      const stored = (await commandOf(store, 'test').sendCommand(['HGET', keysOf(store, 'traced-turn').job(jobs[i]!.id), 'tc'])) as string;
+      // W3C traceparent: version-traceId-spanId-flags; the job continues its own request's send span.
+      expect(JSON.parse(stored)).toMatchObject({ traceparent: expect.stringContaining(`-${request.traceId}-${send.spanId}-`) });
+    }
+    expect(new Set(sends.map((s) => s.traceId)).size).toBe(3);
+    expect(calls).toBe(1);
+  });
+
   it('stores no trace context when no span is active and the SDK is off', async () => {
     await otel.stop();
     const queue = new Queue('untraced', { store });
