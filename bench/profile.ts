@@ -7,7 +7,7 @@
  *     redis-server CPU per job (INFO cpu) of the same run; then a second run
  *     with SLOWLOG at threshold 0 splits EVALSHA time by script (sha ->
  *     library:script).
- *   npm run bench -- profile [--jobs=N] [--retention=kept|removed] [--top=N]
+ *   npm run bench -- profile [--jobs=N] [--retention=kept|removed] [--top=N] [--concurrency=N (default 100)]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -22,27 +22,29 @@ import { scriptNames } from './script-names.js';
 import { fmt, renderTable } from './table.js';
 
 const OUT = 'bench-output';
-const CONCURRENCY = 100;
 
 interface ProfileArgs {
   readonly jobs: number;
   readonly retention: Retention;
   readonly top: number;
+  readonly concurrency: number;
 }
 
 function parse(argv: readonly string[]): ProfileArgs {
   let jobs = 20_000;
   let retention: Retention = 'kept';
   let top = 15;
+  let concurrency = 100;
   for (const arg of argv) {
     const [key, value] = arg.split('=');
     if (key === '--jobs') jobs = Number(value);
     else if (key === '--top') top = Number(value);
+    else if (key === '--concurrency') concurrency = Number(value);
     else if (key === '--retention' && (value === 'kept' || value === 'removed')) retention = value;
     else throw new Error(`unknown profile argument "${arg}": options --jobs=N, --retention=kept|removed, --top=N`);
   }
   if (!Number.isInteger(jobs) || jobs < 100) throw new Error('--jobs must be an integer >= 100');
-  return { jobs, retention, top };
+  return { jobs, retention, top, concurrency };
 }
 
 /** redis-server's own CPU time so far, seconds (INFO cpu: user + system of the main process). */
@@ -88,12 +90,12 @@ async function profileOne(c: Contender, probe: RedisProbe, session: Session, arg
   const redis0 = await redisCpu(probe);
   await session.post('Profiler.start');
   const node0 = process.cpuUsage();
-  const { ms } = await c.process('profile-a', n, CONCURRENCY, args.retention);
+  const { ms } = await c.process('profile-a', n, args.concurrency, args.retention);
   const node = process.cpuUsage(node0);
   const { profile } = await session.post('Profiler.stop');
   const redisUs = ((await redisCpu(probe)) - redis0) * 1e6;
   const stats = await commandStats(probe);
-  const file = `${OUT}/${c.name}-c${CONCURRENCY}-${args.retention}.cpuprofile`;
+  const file = `${OUT}/${c.name}-c${args.concurrency}-${args.retention}.cpuprofile`;
   writeFileSync(file, JSON.stringify(profile));
   // Run B: every command logged (SLOWLOG threshold 0) to split EVALSHA time by script.
   await probe.reset();
@@ -101,7 +103,7 @@ async function profileOne(c: Contender, probe: RedisProbe, session: Session, arg
   await probe.send(['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);
   await probe.send(['CONFIG', 'SET', 'slowlog-max-len', '2000000']);
   await probe.send(['SLOWLOG', 'RESET']);
-  await c.process('profile-b', n, CONCURRENCY, args.retention);
+  await c.process('profile-b', n, args.concurrency, args.retention);
   const entries = (await probe.send(['SLOWLOG', 'GET', '-1'])) as SlowlogEntry[];
   await probe.send(['CONFIG', 'SET', 'slowlog-log-slower-than', '10000']);
   await probe.send(['SLOWLOG', 'RESET']);
@@ -111,7 +113,7 @@ async function profileOne(c: Contender, probe: RedisProbe, session: Session, arg
   const evalsha = stats.get('evalsha');
   const scripts = [...scriptsOf(entries, names).entries()].sort((a, b) => b[1].usec - a[1].usec);
   const loggedScriptUs = scripts.reduce((sum, [, g]) => sum + g.usec, 0);
-  console.log(`\n## ${c.name}: process ${fmt(n)} jobs, c${CONCURRENCY}, ${args.retention}: ${fmt((n / ms) * 1000)} jobs/s (CPU profiler on)`);
+  console.log(`\n## ${c.name}: process ${fmt(n)} jobs, c${args.concurrency}, ${args.retention}: ${fmt((n / ms) * 1000)} jobs/s (CPU profiler on)`);
   console.log(`per job: wall ${fmt((ms * 1000) / n, 1)} us; node CPU ${fmt(nodeUs / n, 1)} us; redis-server CPU ${fmt(redisUs / n, 1)} us (INFO cpu, network and parsing included)`);
   console.log(`profile: ${file}`);
   console.log(
@@ -150,7 +152,7 @@ export async function runProfile(argv: readonly string[]): Promise<void> {
     for (const c of contenders) await c.warmUp();
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
-    console.log(`profile: c${CONCURRENCY}, ${fmt(args.jobs)} jobs, completed jobs ${args.retention}; node ${process.version}; redis-server port ${redis.port}`);
+    console.log(`profile: c${args.concurrency}, ${fmt(args.jobs)} jobs, completed jobs ${args.retention}; node ${process.version}; redis-server port ${redis.port}`);
     for (const c of contenders) await profileOne(c, probe, session, args, names);
   } finally {
     session.disconnect();
