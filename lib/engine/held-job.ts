@@ -7,7 +7,9 @@ import { ActiveJob, type LeaseWriter } from './job.js';
 export class HeldJob<Data, Result> {
   readonly job: ActiveJob<Data, Result>;
   readonly lease: Lease;
-  private readonly controller = new AbortController();
+  /** Made when job.signal is first read (most handlers never do); `reason` holds an abort that came first. */
+  private controller: AbortController | undefined;
+  private reason: Error | undefined;
   private timer: ClockTimer | undefined;
   private readonly store: Store | undefined;
   /** The handler was started (a job over its name's cap waits parked first). */
@@ -30,12 +32,22 @@ export class HeldJob<Data, Result> {
     this.lease = { id: record.id, token: record.token ?? '', ...(record.parent && { child: true }) };
     this.payloadBytes = Buffer.byteLength(record.data ?? '', 'utf8');
     this.traceContext = record.traceContext;
-    this.job = new ActiveJob<Data, Result>(queueName, record, this.controller.signal, writer(this.lease), store);
+    this.job = new ActiveJob<Data, Result>(queueName, record, () => this.signal(), writer(this.lease), store);
+  }
+
+  private signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
   }
 
   /** Aborts job.signal; the first reason wins. */
   abort(reason: Error): void {
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
   }
 
   /** Fires `onExpire` at the job's timeout or deadline, whichever comes first, with the matching error. */

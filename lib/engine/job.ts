@@ -173,10 +173,17 @@ const ONCE_TTL = 24 * 60 * 60 * 1000;
  */
 export class ActiveJob<Data = unknown, Result = unknown> extends Job<Data, Result> {
   readonly #writer: LeaseWriter;
+  readonly #signal: () => AbortSignal;
 
-  constructor(queueName: string, record: JobRecord, readonly signal: AbortSignal, writer: LeaseWriter, store?: Store) {
+  /** `signal` is asked for on first use: most handlers never read it, and an AbortController per job costs a few µs. */
+  constructor(queueName: string, record: JobRecord, signal: () => AbortSignal, writer: LeaseWriter, store?: Store) {
     super(queueName, record, undefined, store);
     this.#writer = writer;
+    this.#signal = signal;
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal();
   }
 
   /** Records progress (any JSON value) on the job, if this worker still holds it. */
