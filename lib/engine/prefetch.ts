@@ -10,6 +10,10 @@
  * completions of the jobs that ended meanwhile go together in one call,
  * which claims their replacements: fewer calls per job and no idle slot.
  *
+ * The reserve is claimed only by the calls that write completions: a
+ * worker whose queue runs dry claims nothing more for it (an idle worker's
+ * claims stay one per wake-up).
+ *
  * 'auto' (the default) holds a reserve only while handlers are short
  * (a moving average under SHORT_MS): a reserve of long jobs would sit on
  * leases other workers could run. A reserved job is leased (counted active

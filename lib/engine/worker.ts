@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { JobRecord, Lease } from '../store/store.js';
+import type { JobRecord, Lease, Store } from '../store/store.js';
 import { Claimer } from './claimer.js';
 import { CorruptJobError, InvalidArgumentError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
 import type { WorkerEvents } from './events.js';
@@ -59,6 +59,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly completions: WriteBatcher<Finished<Data, Result>>;
   /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
   private readonly prefetch: Prefetch;
+  /** Reserve jobs asked for by completion writes still out. */
+  private toppingUp = 0;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -84,7 +86,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
-      capacity: () => this.o.concurrency + this.prefetch.reserve() - this.slots.size,
+      // Claims of their own fill running slots only; the reserve is topped up by completions' claims (below).
+      capacity: () => this.o.concurrency - this.slots.size,
       nameRoom: () => this.slots.room(),
       onClaimed: (records) => records.forEach((r) => this.take(r)),
       onEmpty: () => this.checkDrained(),
@@ -217,9 +220,18 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   /** Completes a batch and claims its slots' next jobs in one call; each job's token is checked on its own. */
   private async writeCompletions(batch: readonly Finished<Data, Result>[]): Promise<void> {
-    const fetch = this.claimer.nextFetch(this.state === 'running', batch.length, this.slots.room(batch.map((d) => d.held.job.name)));
+    // The batch's slots, and what the reserve lacks (less what writes still out asked for): only a busy
+    // worker (one completing jobs) holds a reserve, so an idle one never claims for it.
+    const topUp = Math.max(0, this.claimer.free() + this.prefetch.reserve() - this.toppingUp);
+    const fetch = this.claimer.nextFetch(this.state === 'running', batch.length + topUp, this.slots.room(batch.map((d) => d.held.job.name)));
     const completions = batch.map(({ held, result }) => ({ lease: held.lease, result, durationMs: held.ranMs }));
-    const reply = await this.persist(() => this.o.store.completeMany(this.queueName, completions, fetch));
+    this.toppingUp += topUp;
+    let reply: Awaited<ReturnType<Store['completeMany']>>;
+    try {
+      reply = await this.persist(() => this.o.store.completeMany(this.queueName, completions, fetch));
+    } finally {
+      this.toppingUp -= topUp;
+    }
     batch.forEach(({ held, value }, i) => {
       this.freeSlot(held, false);
       const s = reply.statuses[i]!;

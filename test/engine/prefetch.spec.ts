@@ -16,20 +16,35 @@ describe('prefetch: a reserve of jobs beyond the concurrency', () => {
     const ran: number[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    // The reserve is claimed by completions: the first two jobs end at once, the rest wait for the gate.
     const worker = h.worker<number>('reserve', async (job) => {
       running += 1;
       most = Math.max(most, running);
-      await gate;
+      if (job.data >= 2) await gate;
       ran.push(job.data);
       running -= 1;
     }, { concurrency: 2, prefetch: 5 });
-    await waitFor(async () => (await queue.getCounts()).active === 7, { message: '2 running + 5 in reserve leased' });
+    await waitFor(async () => (await queue.getCounts()).active === 7, { message: '2 running + 5 in reserve leased, after two completions' });
     expect(worker.activeCount).toBe(7);
     expect(running).toBe(2);
     release();
     await waitFor(async () => (await queue.getCounts()).completed === 60, { timeout: 10_000, message: '60 completed' });
     expect(most).toBe(2);
     expect([...ran].sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+  });
+
+  it('an idle worker claims no reserve: only completions top it up', async () => {
+    const queue = h.queue<number>('idle');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const worker = h.worker<number>('idle', async () => gate, { concurrency: 1, prefetch: 5 });
+    await worker.run();
+    await queue.addBulk(Array.from({ length: 10 }, (_, i) => ({ name: 'n', data: i })));
+    await waitFor(() => worker.activeCount === 1, { message: 'the first job running' });
+    // Nothing completed yet: no claim was made for the reserve.
+    expect((await queue.getCounts()).active).toBe(1);
+    release();
+    await waitFor(async () => (await queue.getCounts()).completed === 10, { timeout: 10_000, message: 'all completed' });
   });
 
   it('close() hands the reserve back at once, unstarted, while the running job finishes', async () => {
@@ -40,16 +55,16 @@ describe('prefetch: a reserve of jobs beyond the concurrency', () => {
     const gate = new Promise<void>((r) => (release = r));
     const worker = new Worker<number>('handback', async (job) => {
       started.push(job.data);
-      await gate;
+      if (job.data > 0) await gate;
     }, { store: h.store, concurrency: 1, prefetch: 4 });
-    await waitFor(async () => (await queue.getCounts()).active === 5, { message: '1 running + 4 in reserve' });
+    await waitFor(async () => (await queue.getCounts()).active === 5, { message: '1 running + 4 in reserve (claimed by the first completion)' });
     const closing = worker.close({ timeout: 20_000 });
     await waitFor(async () => (await queue.getCounts()).active === 1, { message: 'the reserve handed back' });
-    expect((await queue.getCounts()).waiting).toBe(9);
+    expect((await queue.getCounts()).waiting).toBe(8);
     release();
     await closing;
-    expect(started).toHaveLength(1);
-    expect(await queue.getCounts()).toMatchObject({ active: 0, completed: 1, waiting: 9 });
+    expect(started).toHaveLength(2);
+    expect(await queue.getCounts()).toMatchObject({ active: 0, completed: 2, waiting: 8 });
     for (const job of await queue.getJobs('waiting')) await queue.cancel(job.id);
   });
 
