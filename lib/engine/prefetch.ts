@@ -39,6 +39,8 @@ const WRITES_WITH_RESERVE = 3;
 
 export class Prefetch {
   private average: number | undefined;
+  /** Reserve jobs asked for by completion writes still out. */
+  private asked = 0;
 
   constructor(
     private readonly concurrency: number,
@@ -49,6 +51,22 @@ export class Prefetch {
   reserve(): number {
     if (this.option !== 'auto') return this.option;
     return this.average !== undefined && this.average < SHORT_MS ? Math.min(AUTO_MAX, 4 * this.concurrency) : 0;
+  }
+
+  /**
+   * How many jobs the next completion write should claim for the reserve,
+   * beyond the slots it frees: what the reserve lacks (`free`: the worker's
+   * free running slots, negative while it holds a reserve) less what writes
+   * still out asked for. Call toppedUp() with it once the write is answered.
+   */
+  topUp(free: number): number {
+    const n = Math.max(0, free + this.reserve() - this.asked);
+    this.asked += n;
+    return n;
+  }
+
+  toppedUp(n: number): void {
+    this.asked -= n;
   }
 
   /** A handler ran for `ms` (undefined when it never ran). */

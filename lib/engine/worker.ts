@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { JobRecord, Lease, Store } from '../store/store.js';
+import type { JobRecord, Lease } from '../store/store.js';
 import { Claimer } from './claimer.js';
 import { CorruptJobError, InvalidArgumentError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
 import type { WorkerEvents } from './events.js';
@@ -16,12 +16,13 @@ import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
 import { WriteBatcher } from './write-batcher.js';
 import { Prefetch } from './prefetch.js';
+import { closeWorker } from './worker-close.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
 import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
-import { logFailure, plural, seconds } from './failure-log.js';
+import { logFailure } from './failure-log.js';
 
 /** Runs one job; what it returns is stored as the job's result (JSON). */
 export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
@@ -59,8 +60,6 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly completions: WriteBatcher<Finished<Data, Result>>;
   /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
   private readonly prefetch: Prefetch;
-  /** Reserve jobs asked for by completion writes still out. */
-  private toppingUp = 0;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -220,18 +219,11 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   /** Completes a batch and claims its slots' next jobs in one call; each job's token is checked on its own. */
   private async writeCompletions(batch: readonly Finished<Data, Result>[]): Promise<void> {
-    // The batch's slots, and what the reserve lacks (less what writes still out asked for): only a busy
-    // worker (one completing jobs) holds a reserve, so an idle one never claims for it.
-    const topUp = Math.max(0, this.claimer.free() + this.prefetch.reserve() - this.toppingUp);
+    // The batch's slots, and what the reserve lacks: only a busy worker (one completing jobs) claims for a reserve.
+    const topUp = this.prefetch.topUp(this.claimer.free());
     const fetch = this.claimer.nextFetch(this.state === 'running', batch.length + topUp, this.slots.room(batch.map((d) => d.held.job.name)));
     const completions = batch.map(({ held, result }) => ({ lease: held.lease, result, durationMs: held.ranMs }));
-    this.toppingUp += topUp;
-    let reply: Awaited<ReturnType<Store['completeMany']>>;
-    try {
-      reply = await this.persist(() => this.o.store.completeMany(this.queueName, completions, fetch));
-    } finally {
-      this.toppingUp -= topUp;
-    }
+    const reply = await this.persist(() => this.o.store.completeMany(this.queueName, completions, fetch)).finally(() => this.prefetch.toppedUp(topUp));
     batch.forEach(({ held, value }, i) => {
       this.freeSlot(held, false);
       const s = reply.statuses[i]!;
@@ -352,29 +344,22 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private async shutdown(timeout: number): Promise<void> {
     const started = this.state !== 'new';
     this.state = 'closing';
-    // Ordered steps, each guarded so one failure does not skip the rest.
-    const step = async (what: string, action: () => unknown): Promise<void> => {
-      try {
-        await action();
-      } catch (err) {
-        this.report(err, `shutdown step "${what}" failed`);
-      }
-    };
     if (started) {
-      await step('wait for startup', () => this.startup);
-      await step('stop claiming', () => {
-        this.claimer.stop();
-        this.upkeep.stopLooking();
-      });
-      await step('wait for claims in flight', () => this.claimer.settled());
-      await step('hand back jobs never started', () => Promise.all(this.slots.unstarted().map((h) => this.handBack(h))));
-      if (this.slots.size > 0) this.o.logger.log(`worker ${this.id} closing: waiting up to ${seconds(timeout)} for ${plural(this.slots.size, 'running job')} of queue "${this.queueName}"`);
-      await step('let running jobs finish', () => this.slots.whenEmpty(timeout));
-      this.forced = true;
-      if (this.slots.size > 0) this.o.logger.warn(`worker ${this.id} closing: ${plural(this.slots.size, 'job')} of queue "${this.queueName}" still running after ${seconds(timeout)}; aborting them and handing them back to waiting`);
-      await step('hand back the rest', () => Promise.all(this.slots.values().map((h) => this.handBack(h))));
-      await step('stop renewing leases', () => this.upkeep.stopLeases());
-      await step('unsubscribe', () => this.upkeep.stopListening());
+      await closeWorker<Data, Result>(
+        {
+          id: this.id,
+          queueName: this.queueName,
+          logger: this.o.logger,
+          startup: this.startup,
+          claimer: this.claimer,
+          upkeep: this.upkeep,
+          slots: this.slots,
+          handBack: (held) => this.handBack(held),
+          force: () => (this.forced = true),
+          report: (err, context) => this.report(err, context),
+        },
+        timeout,
+      );
     }
     this.state = 'closed';
     this.safeEmit('closed');
