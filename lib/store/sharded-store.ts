@@ -134,7 +134,11 @@ export class ShardedStore extends ShardedReads implements Store {
     await Promise.all(
       [...byShard].map(async ([k, positions]) => {
         const replies = await this.base.extend(names[k]!, lockMs, positions.map((i) => leases[i]!));
-        replies.forEach((o, j) => (outcomes[positions[j]!] = o));
+        replies.forEach((o, j) => {
+          outcomes[positions[j]!] = o;
+          // A lost lease gets no completion or failure from this worker: forget where it was held.
+          if (o === 'lost') this.leases.done(leases[positions[j]!]!.id);
+        });
       }),
     );
     return outcomes;
