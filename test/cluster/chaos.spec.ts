@@ -1,4 +1,4 @@
-import { RedisCluster } from '../helpers/redis-cluster.mjs';
+import { clusterForFile } from '../helpers/cluster-file.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { scenario, useClusterScenarios, type Scenario } from '../chaos/support/scenario.js';
 // The chaos suite's worker-process kills again on a 3-master Redis Cluster
@@ -8,14 +8,8 @@ import { scenario, useClusterScenarios, type Scenario } from '../chaos/support/s
 // the cluster) or cut single-node connections.
 import '../chaos/worker-crash.spec.js';
 
-let cluster: RedisCluster | undefined;
-beforeAll(async () => {
-  cluster = await RedisCluster.start({ replicasPerMaster: 0 });
-  useClusterScenarios(() => cluster!.rootNodes);
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = clusterForFile();
+beforeAll(() => useClusterScenarios(() => cluster().rootNodes));
 
 describe('chaos on a sharded queue (shards: 3 over 3 masters)', () => {
   let s: Scenario;

@@ -1,5 +1,4 @@
-import { RedisCluster } from '../helpers/redis-cluster.mjs';
-import { useClusterStores } from '../helpers/store.js';
+import { clusterForFile } from '../helpers/cluster-file.js';
 // The engine specs again, every harness store on a 3-master Redis Cluster
 // started once for the file (replicas and failover: failover.spec.ts).
 // Left out: retention-paging, wake and store (they open single-node clients
@@ -19,11 +18,4 @@ import '../engine/schedulers.spec.js';
 import '../engine/shutdown.spec.js';
 import '../engine/timeout.spec.js';
 
-let cluster: RedisCluster | undefined;
-beforeAll(async () => {
-  cluster = await RedisCluster.start({ replicasPerMaster: 0 });
-  useClusterStores(() => cluster!.rootNodes);
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+clusterForFile();

@@ -1,5 +1,4 @@
-import { RedisCluster } from '../helpers/redis-cluster.mjs';
-import { useClusterStores } from '../helpers/store.js';
+import { clusterForFile } from '../helpers/cluster-file.js';
 // The flow specs (crash cases included) and the operations specs again, every
 // harness store on a 3-master Redis Cluster started once for the file: the
 // queues of a flow land on different masters and talk through their outboxes.
@@ -20,11 +19,4 @@ import '../ops/count-jobs.spec.js';
 import '../ops/dead-letters.spec.js';
 import '../throughput/backpressure.spec.js';
 
-let cluster: RedisCluster | undefined;
-beforeAll(async () => {
-  cluster = await RedisCluster.start({ replicasPerMaster: 0 });
-  useClusterStores(() => cluster!.rootNodes);
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+clusterForFile();

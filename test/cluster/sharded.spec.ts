@@ -1,20 +1,13 @@
 import { Queue, ShardCountMismatchError } from '../../lib/index.js';
 import { cliEnv, runCli } from '../cli/cli.js';
-import { RedisCluster } from '../helpers/redis-cluster.mjs';
-import { testStore, useClusterStores } from '../helpers/store.js';
+import { clusterForFile } from '../helpers/cluster-file.js';
+import { testStore } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 // The sharded-queue specs again on a 3-master Redis Cluster (every harness
 // store connects to it), and the placement: shards land on different masters.
 import '../sharding/sharded-queue.spec.js';
 
-let cluster: RedisCluster | undefined;
-beforeAll(async () => {
-  cluster = await RedisCluster.start({ replicasPerMaster: 0 });
-  useClusterStores(() => cluster!.rootNodes);
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = clusterForFile();
 
 describe('sharded queue placement on a Redis Cluster', () => {
   it('puts shard k on the k-th master (round-robin past the masters) and every process reads the same placement', async () => {
@@ -23,10 +16,10 @@ describe('sharded queue placement on a Redis Cluster', () => {
     try {
       const names = await store.placeShards('placed', 6);
       // Slots computed here with the test's own CRC16 (redis-cluster.mjs), owners read from CLUSTER NODES.
-      const ports = await Promise.all(names.map(async (name) => (await cluster!.masterFor(`{${store.prefix}:${name}}`)).port));
+      const ports = await Promise.all(names.map(async (name) => (await cluster().masterFor(`{${store.prefix}:${name}}`)).port));
       expect(new Set(ports.slice(0, 3)).size).toBe(3);
       expect(ports.slice(3)).toEqual(ports.slice(0, 3));
-      const masters = (await cluster!.masters()).map((m) => m.port);
+      const masters = (await cluster().masters()).map((m) => m.port);
       expect([...ports.slice(0, 3)].sort()).toEqual([...masters].sort());
       expect(await other.placeShards('placed', 6)).toEqual(names);
       await expect(other.placeShards('placed', 4)).rejects.toBeInstanceOf(ShardCountMismatchError);
@@ -41,7 +34,7 @@ describe('sharded queue placement on a Redis Cluster', () => {
     try {
       const queue = new Queue<number>('cli-orders', { store, shards: 3 });
       await queue.addBulk(Array.from({ length: 12 }, (_, i) => ({ name: 'n', data: i, opts: { delay: 60_000 } })));
-      const env = cliEnv(store.prefix, { SPOOL_CLUSTER: cluster!.rootNodes.map((n) => n.url).join(',') });
+      const env = cliEnv(store.prefix, { SPOOL_CLUSTER: cluster().rootNodes.map((n) => n.url).join(',') });
       const counts = await runCli(['counts', 'cli-orders', '--shards', '3', '--json'], env);
       expect(counts.code).toBe(0);
       expect(JSON.parse(counts.stdout)).toMatchObject({ queue: 'cli-orders', counts: { delayed: 12 } });
@@ -73,13 +66,13 @@ describe('resharding under load', () => {
       const tag = `{${store.prefix}:${first}}`;
       await queue.addBulk(Array.from({ length: 1500 }, (_, i) => ({ name: 'n', data: i })));
       await waitFor(() => runs.size >= 100, { timeout: 10_000, message: '100 jobs run before the move' });
-      const to = await cluster!.masterFor(`{${store.prefix}:${second}}`);
+      const to = await cluster().masterFor(`{${store.prefix}:${second}}`);
       const ranBefore = runs.size;
-      const from = await cluster!.moveSlot(tag, to, { batch: 20, between: () => new Promise((r) => setTimeout(r, 2)) });
+      const from = await cluster().moveSlot(tag, to, { batch: 20, between: () => new Promise((r) => setTimeout(r, 2)) });
       // The move overlapped the run: jobs were still left when it began, and some ran while keys were moving.
       expect(ranBefore).toBeLessThan(1500);
       expect(runs.size).toBeGreaterThan(ranBefore);
-      expect((await cluster!.masterFor(tag)).port).toBe(to.port);
+      expect((await cluster().masterFor(tag)).port).toBe(to.port);
       expect(from.port).not.toBe(to.port);
       // More work after the move: adds and claims follow MOVED to the new owner.
       await queue.addBulk(Array.from({ length: 300 }, (_, i) => ({ name: 'n', data: 1500 + i })));
