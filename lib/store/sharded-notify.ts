@@ -37,6 +37,11 @@ export class ShardedNotify implements NotifyAdapter {
     return shards;
   }
 
+  /** Shards whose announcements a woken claim did not reach (it was filled first). */
+  rewake(shards: readonly number[]): void {
+    for (const k of shards) this.woken.add(k);
+  }
+
   private rename<M extends { readonly queue: string }>(message: M): M {
     const shard = this.shardOf(message.queue);
     return shard === -1 ? message : { ...message, queue: this.logical };

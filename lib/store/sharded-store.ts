@@ -41,11 +41,32 @@ export class ShardedStore extends ShardedReads implements Store {
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
     if (queue !== this.queue) return this.base.claim(queue, fetch);
     const woken = fetch.woken ? this.notify.takeWoken() : [];
-    if (woken.length > 0) {
-      // Woken by announcements: claim where they came from, spending those shards' wake-hint budgets.
-      return this.claimFrom(woken, fetch.count, fetch, true);
+    if (woken.length === 0) return this.claimRound(fetch.count, fetch);
+    // Woken by announcements: claim where they came from first, spending those shards' wake-hint budgets.
+    const names = await this.shards();
+    const jobs: JobRecord[] = [];
+    let waitMs = 0;
+    for (const [i, k] of woken.entries()) {
+      if (jobs.length >= fetch.count) {
+        // Filled before reaching them: their announcements stay for the next woken claim.
+        this.notify.rewake(woken.slice(i));
+        break;
+      }
+      const outcome = await this.base.claim(names[k]!, { ...fetch, count: fetch.count - jobs.length, woken: true });
+      this.leases.held(outcome.jobs, k);
+      jobs.push(...outcome.jobs);
+      if (outcome.waitMs > 0) waitMs = waitMs === 0 ? outcome.waitMs : Math.min(waitMs, outcome.waitMs);
     }
-    return this.claimRound(fetch.count, fetch);
+    if (jobs.length >= fetch.count) return { jobs, waitMs: 0 };
+    // Short (a budget spent, or announcements of several shards met in one message turn): a short
+    // reply tells the worker the queue is empty, so the other shards are asked too before it says so.
+    const rest = await this.claimFrom(
+      Array.from({ length: this.count }, (_, k) => k).filter((k) => !woken.includes(k)),
+      fetch.count - jobs.length,
+      fetch,
+      false,
+    );
+    return { jobs: jobs.concat(rest.jobs), waitMs: jobs.length + rest.jobs.length >= fetch.count ? 0 : Math.max(waitMs, rest.waitMs) };
   }
 
   /** Round-robin: each call starts one shard further, and goes on until the slots are filled or every shard was asked. */
