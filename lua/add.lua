@@ -47,7 +47,8 @@
   skips cjson and writes its hash from one table constructor, per-job state
   lives in one flat array, and the batch-only tables (same id twice, groups,
   parked names, delayed jobs) are made only when a job needs them.
-  Events: added (one per created job, with name and state), delayed (one per delayed job).
+  Events: added (per created job, with name and state), delayed (per delayed
+  job); each kind as one stream entry for the call (includes/events).
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
@@ -128,6 +129,7 @@ local wait, delayed, groupWait, groupOrder, parked = {}, nil, nil, nil, nil
 local oneName, oneCount, names = nil, 0, nil -- waiting jobs per name: most calls have one name
 local woken, grouped, parkedCount = 0, 0, 0
 local earliestId, earliestDue
+local addedEvents, delayedEvents = {}, nil -- one stream entry each for the call (includes/events)
 for i = 1, n do
   local a = i * 5
   local x, exists, holder = info[i * 3 - 2], info[i * 3 - 1], info[i * 3]
@@ -262,9 +264,10 @@ for i = 1, n do
       end
     end
     redis.call('HSET', jobKey, unpack(fields))
-    spool_event(Q, 'added', 'jobId', id, 'name', name, 'state', state)
+    addedEvents[#addedEvents + 1] = { id, name, state }
     if state == 'delayed' then
-      spool_event(Q, 'delayed', 'jobId', id, 'delay', delay, 'runAt', runAt)
+      delayedEvents = delayedEvents or {}
+      delayedEvents[#delayedEvents + 1] = { id, delay, runAt }
     end
     out[#out + 1] = {1, id, state, now, runAt}
   end
@@ -312,6 +315,10 @@ if grouped > 0 then
   end
 end
 
+spool_events(Q, 'added', {'jobId', 'name', 'state'}, addedEvents)
+if delayedEvents then
+  spool_events(Q, 'delayed', {'jobId', 'delay', 'runAt'}, delayedEvents)
+end
 spool_wake(Q, woken)
 if earliestId then
   spool_announce_delayed(Q, earliestId, earliestDue - now)

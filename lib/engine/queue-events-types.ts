@@ -68,7 +68,11 @@ function parseProgress(value: string): unknown {
   }
 }
 
-/** Stream ids "ms-seq" compared as numbers. */
+/**
+ * Event ids compared as numbers: "ms-seq" (a stream entry), "ms-seq#row"
+ * (one job's event inside an entry written for several jobs; the entry's
+ * own id sorts before its rows), comma-separated per shard.
+ */
 export function compareIds(a: string, b: string): number {
   if (a.includes(',') || b.includes(',')) {
     // Positions of a sharded queue: `a` is past `b` when it is past it on any shard.
@@ -76,8 +80,11 @@ export function compareIds(a: string, b: string): number {
     const each = a.split(',').map((id, k) => compareIds(id, bs[k] ?? '0-0'));
     return each.some((c) => c > 0) ? 1 : each.every((c) => c === 0) ? 0 : -1;
   }
-  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
-  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
+  const [ae = '', ar = '-1'] = a.split('#');
+  const [be = '', br = '-1'] = b.split('#');
+  const [am = 0n, as = 0n] = ae.split('-').map(BigInt);
+  const [bm = 0n, bs = 0n] = be.split('-').map(BigInt);
   if (am !== bm) return am < bm ? -1 : 1;
-  return as === bs ? 0 : as < bs ? -1 : 1;
+  if (as !== bs) return as < bs ? -1 : 1;
+  return Math.sign(Number(ar) - Number(br));
 }

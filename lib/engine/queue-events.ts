@@ -10,7 +10,7 @@ export interface QueueEventsOptions {
   readonly store: Store;
   /** The queue's shard count, as its Queue was given: events of every shard, merged (README "Sharded queues"). Default 1. */
   readonly shards?: number;
-  /** Where to start: '$' (default) only new events, '0' every event the stream retains, or a stream id to resume after. */
+  /** Where to start: '$' (default) only new events, '0' every event the stream retains, or an event id (`lastId`, or any event's `id`) to resume after. */
   readonly from?: string;
   /** How long one blocking read waits before it checks again, in ms. Default 5,000. */
   readonly blockMs?: number;
@@ -31,8 +31,8 @@ export type QueueEventsEmitted = { [K in QueueEventName]: [event: QueueEvent<K>]
   closed: [];
 };
 
-// A sharded queue's positions are one stream id per shard, comma-separated.
-const ID = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
+// A sharded queue's positions are one stream id per shard, comma-separated; #k: a row of a multi-job entry (store/event-rows).
+const ID = /^\d+(-\d+)?(#\d+)?(,\d+(-\d+)?(#\d+)?)*$/;
 const OPTIONS = ['store', 'from', 'blockMs', 'autorun', 'shards'];
 /** Listeners that do not ask for events: adding them does not start a lazy reader. */
 const PASSIVE = new Set<string | symbol>(['error', 'closed', 'newListener', 'removeListener']);
@@ -73,7 +73,7 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
     if (!options.store) throw new InvalidArgumentError('QueueEvents options.store', 'is required', 'pass a connected RedisStore');
     const from = options.from ?? '$';
     if (from !== '$' && !ID.test(from)) {
-      throw new InvalidArgumentError('QueueEvents options.from', `must be '$', '0' or a stream id like 1700000000000-0, got ${describe(from)}`);
+      throw new InvalidArgumentError('QueueEvents options.from', `must be '$', '0' or an event id like 1700000000000-0 or 1700000000000-0#3, got ${describe(from)}`);
     }
     this.blockMs = options.blockMs === undefined ? 5000 : positiveInteger(options.blockMs, 'QueueEvents options.blockMs', 60_000);
     this.reader = storeFor(options.store, this.queueName, options.shards, 'QueueEvents options.shards').openEvents(this.queueName);
@@ -136,7 +136,8 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
         for (const entry of entries) {
           if (this.closed) return;
           this.last = entry.id;
-          if (this.position !== undefined) this.position += 1;
+          // position counts stream entries (XINFO entries-added does); an entry for several jobs ends with its last event.
+          if (this.position !== undefined && !entry.entryContinues) this.position += 1;
           const event = decodeEvent(entry);
           if (!event) continue;
           // NOTE: the emitter's typing cannot tie a union payload to its own name; decodeEvent did.

@@ -93,6 +93,8 @@ export interface RedriveManyOutcome {
 export interface StoredEvent {
   readonly id: string;
   readonly fields: Readonly<Record<string, string>>;
+  /** More events of the same stream entry follow (an entry written for several jobs, see event-rows). */
+  readonly entryContinues?: boolean;
 }
 
 /** The retained part of a stream: its first entry, the last id written, entries retained and entries ever added. */

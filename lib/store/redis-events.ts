@@ -1,5 +1,6 @@
 import type { RedisClientLike } from './redis-client.js';
 import { ReplyShapeError } from './errors.js';
+import { expandEntries, readFrom } from './event-rows.js';
 import type { EventReader, StoredEvent, StreamInfo } from './store.js';
 
 type Raw = string | number | null | Raw[] | { readonly [key: string]: Raw };
@@ -28,7 +29,8 @@ function entries(raw: Raw | undefined): StoredEvent[] {
 /**
  * Reads one queue's event stream with blocking XREAD on a connection of its
  * own (a duplicate of the store's, opened on first use): a blocked read must
- * not stall the commands of the store.
+ * not stall the commands of the store. Entries holding several jobs' events
+ * come out as one event per job (event-rows).
  */
 export class RedisEventReader implements EventReader {
   private opening: Promise<unknown> | undefined;
@@ -49,7 +51,20 @@ export class RedisEventReader implements EventReader {
     return this.client;
   }
 
+  /** Events after `after` (an entry id, or `X#k` inside a multi-job entry: see event-rows), one per job. */
   async read(after: string, count: number, blockMs: number): Promise<StoredEvent[]> {
+    let { from, skip } = readFrom(after);
+    for (;;) {
+      const raw = await this.readEntries(from, count, blockMs);
+      const events = expandEntries(raw, skip);
+      // Only the rest of an entry already delivered came back: read on from it, or a caller would ask for it again at once.
+      if (events.length > 0 || raw.length === 0) return events;
+      from = raw[raw.length - 1]!.id;
+      skip = undefined;
+    }
+  }
+
+  private async readEntries(after: string, count: number, blockMs: number): Promise<StoredEvent[]> {
     const client = await this.open();
     const reply = (await client.sendCommand(['XREAD', 'COUNT', String(count), 'BLOCK', String(blockMs), 'STREAMS', this.key, after])) as Raw;
     if (reply == null) return [];

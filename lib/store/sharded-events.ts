@@ -64,7 +64,7 @@ export class ShardedEventReader implements EventReader {
     const at = [...positions];
     return merged.map(({ shard, event }) => {
       at[shard] = event.id;
-      return { id: at.join(','), fields: event.fields };
+      return { id: at.join(','), fields: event.fields, ...(event.entryContinues && { entryContinues: true }) };
     });
   }
 
@@ -86,10 +86,13 @@ export class ShardedEventReader implements EventReader {
   }
 }
 
+/** Event ids of one shard's stream: "ms-seq", or "ms-seq#row" inside a multi-job entry (event-rows). */
 function compare(a: string, b: string): number {
-  const [am = 0, as = 0] = a.split('-').map(Number);
-  const [bm = 0, bs = 0] = b.split('-').map(Number);
-  return am !== bm ? am - bm : as - bs;
+  const [ae = '', ar = '-1'] = a.split('#');
+  const [be = '', br = '-1'] = b.split('#');
+  const [am = 0, as = 0] = ae.split('-').map(Number);
+  const [bm = 0, bs = 0] = be.split('-').map(Number);
+  return am !== bm ? am - bm : as !== bs ? as - bs : Number(ar) - Number(br);
 }
 
 /** A reader whose shards are known only once the placement is read: opened on first use. */

@@ -12,7 +12,8 @@ interface Entry extends StoredEvent {
 }
 
 function parseId(id: string): [ms: number, seq: number] {
-  const [ms = '0', seq = '0'] = id.split('-');
+  // Entries here hold one event each: a row suffix (#k, Redis entries written for several jobs) never names one of them.
+  const [ms = '0', seq = '0'] = id.split('#')[0]!.split('-');
   return [Number(ms), Number(seq)];
 }
 

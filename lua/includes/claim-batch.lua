@@ -29,15 +29,18 @@
   Cost: the queue-wide checks are paid once per call; per claimed job the
   cost is one HGETALL and one HSET (plus the group's own bookkeeping). Meta
   counters touched per job (rr, gw, n:<name>) are kept in `C` and written once
-  at the end; active-index entries are added by one ZADD.
+  at the end; active-index entries are added by one ZADD, and the active
+  events go as one stream entry (includes/events).
 ]]
 
 -- Per-call state of a claim: cached meta fields and the counters written at the end.
 local function spool_claim_state(Q, m)
-  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, ringLen = nil, buffer = nil, at = 1 }
+  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, events = {}, ringLen = nil, buffer = nil, at = 1 }
 end
 
--- Writes the per-call counters (see spool_claim_state) back to Redis.
+local SPOOL_ACTIVE_FIELDS = { 'jobId', 'attempt' }
+
+-- Writes the per-call counters and the active events (one entry) back to Redis.
 local function spool_claim_flush(Q, C)
   if C.rrUsed then
     redis.call('HSET', Q.meta, 'rr', C.rr)
@@ -51,6 +54,7 @@ local function spool_claim_flush(Q, C)
   if #C.active > 0 then
     redis.call('ZADD', Q.active, unpack(C.active))
   end
+  spool_events(Q, 'active', SPOOL_ACTIVE_FIELDS, C.events)
 end
 
 -- The next ungrouped job (id, score): popped `want` at a time when no group can interleave.
@@ -272,7 +276,7 @@ end
 local function spool_claim_start(Q, C, J, jobKey, id, score, pick, hash, f, out)
   local token = J.workerId .. ':' .. (f.claims + 1)
   redis.call('HSET', jobKey, 'claims', f.claims + 1, 'attempt', f.attempt + 1, 'state', 'active', 'token', token, 'startedAt', J.now, 'ws', score)
-  spool_event(Q, 'active', 'jobId', id, 'attempt', f.attempt + 1)
+  C.events[#C.events + 1] = { id, f.attempt + 1 }
   C.active[#C.active + 1] = J.now + J.lockMs
   C.active[#C.active + 1] = id
   if pick then

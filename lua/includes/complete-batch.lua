@@ -3,16 +3,19 @@
   checked against its own lease token.
 
   Per job the cost is one HMGET (token, and the fields the rare paths
-  need), one HSET, one HDEL and its event; the index writes (ZREM active,
-  ZADD completed), the metrics counters and the retention trim are paid
-  once per call for the whole batch (see spool_complete_flush).
+  need), one HSET and one HDEL; the index writes (ZREM active, ZADD
+  completed), the completed events (one entry, includes/events), the
+  metrics counters and the retention trim are paid once per call for the
+  whole batch (see spool_complete_flush).
   B (from spool_complete_state) collects them while the jobs are checked.
 ]]
 --- @include "includes/finish"
 --- @include "includes/metrics"
 
+local SPOOL_COMPLETED_FIELDS = { 'jobId', 'size' }
+
 local function spool_complete_state()
-  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, ms = 0 }
+  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, ms = 0, events = {} }
 end
 
 -- One job's duration into the batch's metric counters (see includes/metrics).
@@ -53,7 +56,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   if group and spool_group_released(Q, group) then
     spool_wake(Q, 1)
   end
-  spool_event(Q, 'completed', 'jobId', id, 'size', #result)
+  B.events[#B.events + 1] = { id, #result }
   if dk and redis.call('GET', dk) == id then
     redis.call('DEL', dk)
   end
@@ -90,6 +93,7 @@ local function spool_complete_flush(Q, B, now)
   if #B.removed > 0 then
     spool_drop_jobs(Q, B.removed, false)
   end
+  spool_events(Q, 'completed', SPOOL_COMPLETED_FIELDS, B.events)
   local key = spool_metrics_key(Q, now)
   for field, n in pairs(B.buckets) do
     spool_metric_add(key, field, n)

@@ -25,6 +25,30 @@ local function spool_event(Q, event, ...)
   end
 end
 
+--[[
+  The same event for several jobs of one call, as one entry: `names` the
+  per-job fields ({'jobId', ...}), `rows` one value list per job. One job
+  gives an ordinary entry; more give fields `fields` (the names joined by
+  commas) and `rows` (JSON), which the readers expand into one event per row
+  (lib/store/event-rows.ts). A batch of completions or claims then costs one
+  XADD, not one per job: per call Redis pays the command and its Lua call
+  once (an XADD per job was about 12% of the c100 bench row's throughput).
+]]
+local function spool_events(Q, event, names, rows)
+  if #rows == 0 or not spool_events_on(Q) then
+    return
+  end
+  if #rows == 1 then
+    local args, row = {}, rows[1]
+    for i = 1, #names do
+      args[i * 2 - 1], args[i * 2] = names[i], row[i]
+    end
+    redis.call('XADD', Q.evKey, 'MAXLEN', '~', Q.evLen, '*', 'event', event, unpack(args))
+    return
+  end
+  redis.call('XADD', Q.evKey, 'MAXLEN', '~', Q.evLen, '*', 'event', event, 'fields', table.concat(names, ','), 'rows', cjson.encode(rows))
+end
+
 -- For scripts without the queue bundle: the Q an event needs, from a job key `{prefix:queue}:job:<id>`.
 local function spool_events_of_job(jobKey)
   local close = string.find(jobKey, '}', 1, true)

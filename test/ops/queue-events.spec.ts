@@ -2,6 +2,7 @@ import { createClient } from 'redis';
 import { InvalidArgumentError, QueueEvents, UnrecoverableError, type QueueEvent, type EventGap } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { redisUrl } from '../helpers/store.js';
+import { compareIds } from '../../lib/engine/queue-events-types.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 
@@ -81,7 +82,8 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     const key = keysOf(h.store, 'quiet').events;
     expect(await commandOf(h.store, 'test').sendCommand(['EXISTS', key])).toBe(0);
     await queue.configure({ events: { maxLen: 100 } });
-    for (let i = 0; i < 10; i++) await queue.addBulk(Array.from({ length: 100 }, (_, j) => ({ name: 'n', data: j })));
+    // maxLen counts stream entries: one per add call here (a bulk's events share one entry).
+    for (let i = 0; i < 1000; i++) await queue.add('n', i);
     const len = Number(await commandOf(h.store, 'test').sendCommand(['XLEN', key]));
     expect(len).toBeGreaterThanOrEqual(100);
     expect(len).toBeLessThan(300);
@@ -132,6 +134,46 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     expect(new Set(got.map((e) => e.id)).size).toBe(31);
   });
 
+
+  it('a call for several jobs writes their events as one entry; readers get one event per job, in order, with ids of their own', async () => {
+    const { reader, got } = events('rows');
+    await reader.ready();
+    const queue = h.queue<number>('rows');
+    const added = await queue.addBulk(Array.from({ length: 40 }, (_, i) => ({ name: 'n', data: i })));
+    h.worker<number>('rows', async () => undefined, { concurrency: 10 });
+    await waitFor(() => got.filter((e) => e.event === 'completed').length === 40, { message: 'forty completed events' });
+    const ids = added.map((j) => j.id);
+    for (const name of ['added', 'active', 'completed'] as const) {
+      const mine = got.filter((e) => e.event === name).map((e) => ('jobId' in e ? e.jobId : ''));
+      expect(mine.sort()).toEqual([...ids].sort());
+    }
+    expect(got.filter((e) => e.event === 'added').map((e) => ('jobId' in e ? e.jobId : ''))).toEqual(ids);
+    expect(got.find((e) => e.event === 'added')).toMatchObject({ name: 'n', state: 'waiting', id: expect.stringMatching(/^\d+-\d+#0$/) });
+    expect(got.every((e, i) => i === 0 || compareIds(e.id, got[i - 1]!.id) > 0)).toBe(true);
+    // Fewer entries than events: the bulk's 40 added events are one entry, the worker's batches share entries too.
+    const entries = Number(await commandOf(h.store, 'test').sendCommand(['XLEN', keysOf(h.store, 'rows').events]));
+    expect(entries).toBeLessThan(got.length);
+  });
+
+  it('resumes inside an entry written for several jobs: from its k-th event, the rest of it and what follows, once', async () => {
+    const queue = h.queue<number>('inside');
+    const added = await queue.addBulk(Array.from({ length: 5 }, (_, i) => ({ name: 'n', data: i })));
+    const all = events('inside', '0');
+    await waitFor(() => all.got.length === 5, { message: 'the five added events' });
+    const third = all.got[2]!;
+    expect(third.id).toMatch(/#2$/);
+    const rest = events('inside', third.id);
+    await waitFor(() => rest.got.length === 2, { message: 'the two events after the third' });
+    expect(rest.got.map((e) => e.id)).toEqual(all.got.slice(3).map((e) => e.id));
+    expect(rest.got.map((e) => ('jobId' in e ? e.jobId : ''))).toEqual(added.slice(3).map((j) => j.id));
+    // From the entry's last row: nothing of it again; the next entry's event comes next, once.
+    const after = events('inside', all.got[4]!.id);
+    await after.reader.ready();
+    const next = await queue.add('n', 5);
+    await waitFor(() => after.got.length === 1 && rest.got.length === 3, { message: 'the next add, to both readers' });
+    expect(after.got[0]).toMatchObject({ event: 'added', jobId: next.id });
+    expect(after.reader.lastId).toBe(after.got[0]!.id);
+  });
   it('emits gap with the ids when the stream was trimmed past the last id delivered', async () => {
     const queue = h.queue<number>('trim');
     await queue.configure({ events: { maxLen: 10 } });
@@ -143,7 +185,8 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     for (let i = 0; i < 20; i++) await queue.addBulk(Array.from({ length: 50 }, (_, j) => ({ name: 'n', data: j })));
     const again = events('trim', last);
     await waitFor(() => again.gaps.length === 1 && again.got.length > 0, { message: 'a gap, then events' });
-    expect(again.gaps[0]).toMatchObject({ event: 'gap', after: last, resumedAt: again.got[0]!.id });
+    // resumedAt is the first retained entry: the first event delivered is that entry's (or its first row, entry#0).
+    expect(again.gaps[0]).toMatchObject({ event: 'gap', after: last, resumedAt: again.got[0]!.id.split('#')[0] });
   });
 
   it('tells flow nodes as added when the flow commits: parent waiting for children, leaves waiting', async () => {
