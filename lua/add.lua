@@ -59,6 +59,7 @@
 local Q = spool_queue()
 local FIRST_JOB_KEY = 18
 local now = spool_now()
+local nowS = tostring(now) -- written per job: a Lua number is converted on every redis.call
 local n = tonumber(ARGV[4])
 local NONE = {}
 
@@ -158,7 +159,7 @@ for i = 1, n do
     local fields
     if delay > 0 then
       state, runAt = 'delayed', now + delay
-      fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', now, 'state', state, 'runAt', runAt}
+      fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', nowS, 'state', state, 'runAt', runAt}
       delayed = delayed or {}
       delayed[#delayed + 1] = runAt
       delayed[#delayed + 1] = id
@@ -175,7 +176,7 @@ for i = 1, n do
       else
         s = spool_int(base + seq % 4294967296)
       end
-      fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', now, 'state', state}
+      fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', nowS, 'state', state}
     end
     if ARGV[a + 3] ~= '{}' then
       fields[#fields + 1], fields[#fields + 2] = 'opts', ARGV[a + 3]

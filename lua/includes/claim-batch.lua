@@ -274,19 +274,21 @@ end
   leaves waiting does not need it).
 ]]
 local function spool_claim_start(Q, C, J, jobKey, id, score, pick, hash, f, out)
-  local token = J.workerId .. ':' .. (f.claims + 1)
-  redis.call('HSET', jobKey, 'claims', f.claims + 1, 'attempt', f.attempt + 1, 'state', 'active', 'token', token, 'startedAt', J.now, 'ws', score)
-  C.events[#C.events + 1] = { id, f.attempt + 1 }
-  C.active[#C.active + 1] = J.now + J.lockMs
+  -- Numbers as strings once: redis.call converts a Lua number on every use.
+  local claims, attempt = tostring(f.claims + 1), tostring(f.attempt + 1)
+  local token = J.workerId .. ':' .. claims
+  redis.call('HSET', jobKey, 'claims', claims, 'attempt', attempt, 'state', 'active', 'token', token, 'startedAt', J.nowS, 'ws', score)
+  C.events[#C.events + 1] = { id, attempt }
+  C.active[#C.active + 1] = J.expiresS
   C.active[#C.active + 1] = id
   if pick then
     spool_group_started(Q, C, pick, J.now)
   end
-  spool_patch_at(hash, f.iClaims, 'claims', tostring(f.claims + 1))
-  spool_patch_at(hash, f.iAttempt, 'attempt', tostring(f.attempt + 1))
+  spool_patch_at(hash, f.iClaims, 'claims', claims)
+  spool_patch_at(hash, f.iAttempt, 'attempt', attempt)
   spool_patch_at(hash, f.iState, 'state', 'active')
   spool_patch_at(hash, f.iToken, 'token', token)
-  spool_patch_at(hash, f.iStarted, 'startedAt', tostring(J.now))
+  spool_patch_at(hash, f.iStarted, 'startedAt', J.nowS)
   -- The reply carries the id (decodeClaimed reads it); compact hashes do not store it (add.lua).
   spool_patch_at(hash, f.iId, 'id', id)
   out[#out + 1] = hash
@@ -398,7 +400,7 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
     C.ringLen = 0
   end
   -- Per-call inputs of the job steps; skipped: {id, score, group pick} triples stepped over (no room for their name).
-  local J = { workerId = workerId, lockMs = lockMs, now = now, room = room, checkPaused = (tonumber(m[9]) or 0) > 0, skipped = {} }
+  local J = { workerId = workerId, lockMs = lockMs, now = now, nowS = tostring(now), expiresS = tostring(now + lockMs), room = room, checkPaused = (tonumber(m[9]) or 0) > 0, skipped = {} }
   local waitMs = 0
   local budget = count + 100
   while #out - base < count and budget > 0 do

@@ -3,7 +3,8 @@
   checked against its own lease token.
 
   Per job the cost is one HMGET (token, and the fields the rare paths
-  need), one HSET and one HDEL; the index writes (ZREM active, ZADD
+  need; the idempotent-retry fields only when the token does not match),
+  one HSET and one HDEL; the index writes (ZREM active, ZADD
   completed), the completed events (one entry, includes/events), the
   metrics counters and the retention trim are paid once per call for the
   whole batch (see spool_complete_flush).
@@ -14,8 +15,10 @@
 
 local SPOOL_COMPLETED_FIELDS = { 'jobId', 'size' }
 
-local function spool_complete_state()
-  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, ms = 0, events = {} }
+-- nowS: the call's time as the string every job's write uses (a Lua number given
+-- to redis.call is converted on each use, about 1 us here).
+local function spool_complete_state(now)
+  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, bucketFields = {}, ms = 0, events = {}, nowS = tostring(now) }
 end
 
 -- One job's duration into the batch's metric counters (see includes/metrics).
@@ -24,7 +27,12 @@ local function spool_complete_metric(B, duration)
   local field = 'hn'
   if ms and ms >= 0 then
     ms = math.ceil(ms)
-    field = 'h' .. spool_duration_bucket(ms)
+    local k = spool_duration_bucket(ms)
+    field = B.bucketFields[k]
+    if not field then
+      field = 'h' .. k
+      B.bucketFields[k] = field
+    end
     B.ms = B.ms + ms
   end
   B.buckets[field] = (B.buckets[field] or 0) + 1
@@ -36,22 +44,24 @@ end
   (a retried call), -1 lease lost (nothing written).
 ]]
 local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now)
-  local f = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'group', 'dk', 'pq', 'w', 'rc', 'id')
+  local f = redis.call('HMGET', jobKey, 'token', 'cancel', 'group', 'dk', 'pq', 'w', 'rc', 'id')
   if f[1] ~= token then
-    if f[2] == token then
-      return 2, f[4] or ''
+    -- Not (or no longer) its lease: this token finished the job already (a retried call), or lost it.
+    local done = redis.call('HMGET', jobKey, 'ft', 'state')
+    if done[1] == token then
+      return 2, done[2] or ''
     end
     return -1, ''
   end
-  if f[3] then
+  if f[2] then
     spool_leave_active(Q, jobKey, id, true)
     redis.call('HSET', jobKey, 'result', result)
     spool_cancelled(Q, jobKey, id, now)
     return 3, 'cancelled'
   end
-  local group, dk, pq, w, rc = f[5], f[6], f[7], f[8], spool_spec_of('rc', f[9], f[10])
+  local group, dk, pq, w, rc = f[3], f[4], f[5], f[6], spool_spec_of('rc', f[7], f[8])
   B.done[#B.done + 1] = id
-  redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', now)
+  redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', B.nowS)
   redis.call('HDEL', jobKey, 'token')
   if group and spool_group_released(Q, group) then
     spool_wake(Q, 1)
@@ -71,7 +81,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
     -- removeOnComplete: true: the job goes at once and never enters the completed index.
     B.removed[#B.removed + 1] = id
   else
-    B.kept[#B.kept + 1] = now
+    B.kept[#B.kept + 1] = B.nowS
     B.kept[#B.kept + 1] = id
     if rc ~= '-1,-1' and not B.specs[rc] then
       B.specs[rc] = true
