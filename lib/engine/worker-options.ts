@@ -29,7 +29,7 @@ export interface WorkerOptions {
   /**
    * Jobs held beyond `concurrency`, so a slot whose job ended starts the
    * next at once and completions share script calls: a number, 0 (off), or
-   * 'auto' (default: four per slot, at most 64, while
+   * 'auto' (default: four per slot, at most 256, while
    * handlers average under 2 ms; none for longer jobs). Reserved jobs are
    * leased (active in Redis) but not started.
    */
