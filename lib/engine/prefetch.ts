@@ -16,7 +16,8 @@
  *
  * 'auto' (the default) holds a reserve only while handlers are short
  * (a moving average under SHORT_MS): a reserve of long jobs would sit on
- * leases other workers could run. A reserved job is leased (counted active
+ * leases other workers could run. Its size is about HOLD_MS of work per
+ * slot at that average, between four jobs per slot and AUTO_MAX. A reserved job is leased (counted active
  * in Redis) and its lease renewed like a running one; at close it is handed
  * back at once, never started.
  */
@@ -27,14 +28,19 @@ const SHORT_MS = 2;
 /** Weight of the newest run in the moving average. */
 const ALPHA = 0.1;
 /**
- * Largest automatic reserve. The reserve is four jobs per slot up to this:
- * it must cover the jobs that end during the writes out (three batches) or
- * slots idle again; measured at concurrency 10 (20,000 no-op jobs, on a
- * busy machine): a reserve of 10 with two writes out 8.8-9.7k jobs/s, 20
- * with three 14.3k, 40 with three 14.0-15.3k. At concurrency 100 a bigger
- * reserve makes bigger batches (fewer script calls: 20,000 jobs in ~340
- * calls instead of ~740), measured in six interleaved pairs on one Redis:
- * 64: 10.3-11.8k jobs/s, 256: 11.9-14.2k (every pair).
+ * The automatic reserve holds about this much work per slot at the handlers'
+ * average (never fewer than four jobs per slot, never more than AUTO_MAX):
+ * very short jobs get a big reserve, slower ones a small one, so a worker
+ * never sits on more than a few tens of milliseconds of work others could run.
+ */
+const HOLD_MS = 25;
+/**
+ * Largest automatic reserve. A bigger reserve makes bigger completion
+ * batches (fewer script calls per job); measured with no-op jobs, 20,000
+ * per run, interleaved runs on one Redis (2-core machine): concurrency 1:
+ * reserve 4 4.4-5.3k jobs/s, 16 6.9-8.1k, 64 8.9-10.8k, 256 12.4-12.6k;
+ * concurrency 10: 40 7.8-8.7k, 160 10.0-11.5k, 256 11.6-12.7k;
+ * concurrency 100: 64 10.3-11.8k, 256 11.9-14.2k, 512 12.5-13.8k.
  */
 const AUTO_MAX = 256;
 /** Completion writes out at once while a reserve is held. */
@@ -53,7 +59,9 @@ export class Prefetch {
   /** Jobs held beyond the running ones right now. */
   reserve(): number {
     if (this.option !== 'auto') return this.option;
-    return this.average !== undefined && this.average < SHORT_MS ? Math.min(AUTO_MAX, 4 * this.concurrency) : 0;
+    if (this.average === undefined || this.average >= SHORT_MS) return 0;
+    const held = Math.floor((this.concurrency * HOLD_MS) / Math.max(this.average, 0.01));
+    return Math.min(AUTO_MAX, Math.max(4 * this.concurrency, held));
   }
 
   /**

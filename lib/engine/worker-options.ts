@@ -29,8 +29,9 @@ export interface WorkerOptions {
   /**
    * Jobs held beyond `concurrency`, so a slot whose job ended starts the
    * next at once and completions share script calls: a number, 0 (off), or
-   * 'auto' (default: four per slot, at most 256, while
-   * handlers average under 2 ms; none for longer jobs). Reserved jobs are
+   * 'auto' (default: about 25 ms of work per slot at the handlers'
+   * average, at least four jobs per slot and at most 256, while handlers
+   * average under 2 ms; none for longer jobs). Reserved jobs are
    * leased (active in Redis) but not started.
    */
   readonly prefetch?: PrefetchOption;
