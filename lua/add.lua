@@ -2,8 +2,10 @@
   add: new jobs enter waiting (their group's, when they have one) or delayed.
   One call adds one job or a whole batch (addBulk): one round trip, one script.
 
-  KEYS[1..17] queue keys (includes/queue)
-  KEYS[18..] two per job, in job order: its job hash, then its dedup key (the job hash again when it has none)
+  KEYS[1..17] queue keys (includes/queue); a job's hash (jobPrefix..id) and
+  dedup key ({prefix:queue}:dedup:<key>) are built here: they share the
+  queue's hash tag, and two key arguments per job were half of a bulk's
+  bytes on the wire.
 
   ARGV[1..3] channels and queue name (includes/queue)
   ARGV[4] number of jobs n
@@ -16,6 +18,7 @@
               a   maxAttempts (1)
               dl  deadline ms (0 = none)
               t   dedup ttl ms (-1 = no dedup, 0 = until the job finishes)
+              k   dedup key (the user's key; with t)
               rc  removeOnComplete spec, rf removeOnFail spec ("count,ageMs";
                   default DEFAULT_RETENTION, includes/retention)
               g   group id (none)
@@ -57,7 +60,7 @@
 --- @include "includes/events"
 
 local Q = spool_queue()
-local FIRST_JOB_KEY = 18
+local DEDUP_PREFIX = string.sub(Q.jobPrefix, 1, -6) .. ':dedup:' -- jobPrefix is {prefix:queue}:job:
 local now = spool_now()
 local nowS = tostring(now) -- written per job: a Lua number is converted on every redis.call
 local n = tonumber(ARGV[4])
@@ -65,9 +68,9 @@ local NONE = {}
 
 --[[
   Pass 1: decode, and backpressure before anything is written. Jobs that
-  already exist do not count. Per job i (0-based), info[3i+1..3i+3] holds:
-  its packed options (NONE when ''), whether its hash exists, and the job
-  its dedup key points at (false when none).
+  already exist do not count. Per job i (0-based), info[4i+1..4i+4] holds:
+  its packed options (NONE when ''), whether its hash exists, the job its
+  dedup key points at (false when none), and its hash key.
 ]]
 local info = {}
 local newWaiting, perGroup = 0, nil
@@ -85,13 +88,13 @@ for i = 0, n - 1 do
       decoded[packed] = x
     end
   end
-  local jobKey = KEYS[FIRST_JOB_KEY + i * 2]
+  local jobKey = Q.jobPrefix .. ARGV[5 + i * 5]
   local exists = redis.call('EXISTS', jobKey) == 1
   local holder = false
   if not exists and (x.t and tonumber(x.t) or -1) >= 0 then
-    holder = redis.call('GET', KEYS[FIRST_JOB_KEY + 1 + i * 2]) or false
+    holder = redis.call('GET', DEDUP_PREFIX .. x.k) or false
   end
-  info[i * 3 + 1], info[i * 3 + 2], info[i * 3 + 3] = x, exists, holder
+  info[i * 4 + 1], info[i * 4 + 2], info[i * 4 + 3], info[i * 4 + 4] = x, exists, holder, jobKey
   if not exists and not holder and (x.d and tonumber(x.d) or 0) <= 0 then
     newWaiting = newWaiting + 1
     if x.g then
@@ -133,10 +136,10 @@ local earliestId, earliestDue
 local addedEvents, delayedEvents = {}, nil -- one stream entry each for the call (includes/events)
 for i = 1, n do
   local a = i * 5
-  local x, exists, holder = info[i * 3 - 2], info[i * 3 - 1], info[i * 3]
+  local x, exists, holder, jobKey = info[i * 4 - 3], info[i * 4 - 2], info[i * 4 - 1], info[i * 4]
   local id, name = ARGV[a], ARGV[a + 1]
-  local jobKey, dedupKey = KEYS[FIRST_JOB_KEY - 2 + i * 2], KEYS[FIRST_JOB_KEY - 1 + i * 2]
   local dedupTtl = x.t and tonumber(x.t) or -1
+  local dedupKey = dedupTtl >= 0 and (DEDUP_PREFIX .. x.k) or nil
   local known
   if exists or (created and created[id]) then
     known = id

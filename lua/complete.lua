@@ -4,8 +4,8 @@
   A worker sends the completions of its jobs that finished while its
   previous call was in flight as one call (includes/complete-batch).
 
-  KEYS[1..17] queue keys (includes/queue)
-  KEYS[18..] the job hashes, one per job in job order
+  KEYS[1..17] queue keys (includes/queue); the job hashes are jobPrefix..id
+  (same hash tag: no key argument per job)
 
   ARGV[1..3] channels and queue name (includes/queue)
   ARGV[4] worker id (as in claim)
@@ -29,14 +29,14 @@
 --- @include "includes/complete-batch"
 
 local Q = spool_queue()
-local FIRST_JOB_KEY, FIRST_JOB_ARG = 18, 8
+local FIRST_JOB_ARG = 8
 local n = tonumber(ARGV[7])
 local now = spool_now()
 local reply = {0, n}
 local B = spool_complete_state(now)
 for i = 0, n - 1 do
   local a = FIRST_JOB_ARG + i * 4
-  local code, state = spool_complete_one(Q, B, KEYS[FIRST_JOB_KEY + i], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], now)
+  local code, state = spool_complete_one(Q, B, Q.jobPrefix .. ARGV[a], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], now)
   reply[#reply + 1] = code
   reply[#reply + 1] = state
 end

@@ -158,13 +158,8 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {
-    const k = this.keysOf(queue);
-    const jobKeys: string[] = [];
-    for (const job of jobs) {
-      const jobKey = k.job(job.id);
-      jobKeys.push(jobKey, job.dedup ? k.dedup(job.dedup.key) : jobKey);
-    }
-    return decodeAdd(await this.run('add', queue, addArgs(jobs), undefined, jobKeys));
+    // The job hashes and dedup keys are built by the script from the queue's key prefixes (same hash tag).
+    return decodeAdd(await this.run('add', queue, addArgs(jobs)));
   }
 
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
@@ -176,9 +171,7 @@ export class RedisStore implements Store, AsyncDisposable {
   }
 
   async completeMany(queue: string, completions: readonly Completion[], fetch: Fetch): Promise<CompleteManyOutcome> {
-    const k = this.keysOf(queue);
-    const jobKeys = completions.map((c) => k.job(c.lease.id));
-    const outcome = decodeComplete(await this.run('complete', queue, completeArgs(completions, fetch), undefined, jobKeys));
+    const outcome = decodeComplete(await this.run('complete', queue, completeArgs(completions, fetch)));
     for (let i = 0; i < completions.length; i++) {
       const { lease } = completions[i]!;
       const { status } = outcome.statuses[i]!;

@@ -98,7 +98,10 @@ export function packAddOptions(job: NewJob): string {
   if (job.lifo) put('l', '1');
   if (job.maxAttempts !== 1) put('a', String(job.maxAttempts));
   if (job.deadline !== 0) put('dl', String(job.deadline));
-  if (job.dedup) put('t', String(job.dedup.ttl));
+  if (job.dedup) {
+    put('t', String(job.dedup.ttl));
+    put('k', job.dedup.key);
+  }
   // The default retention is what a job without rc/rf gets (lua/includes/retention); KEEP_ALL is sent.
   if (job.removeOnComplete !== DEFAULT_SPECS.completed) put('rc', job.removeOnComplete);
   if (job.removeOnFail !== DEFAULT_SPECS.failed) put('rf', job.removeOnFail);

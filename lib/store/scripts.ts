@@ -37,9 +37,9 @@ export interface ScriptDescriptor {
 }
 
 export const SCRIPTS = {
-  add: { file: 'add', queue: true, keys: [], rest: 'two per job', argv: ['number of jobs'], argvRest: '5 per job' },
+  add: { file: 'add', queue: true, keys: [], argv: ['number of jobs'], argvRest: '5 per job' },
   claim: { file: 'claim', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'woken'], argvRest: 'name, room pairs' },
-  complete: { file: 'complete', queue: true, keys: [], rest: 'the job hashes', argv: ['worker id', 'count', 'lease duration ms', 'number of jobs'], argvRest: '4 per job' },
+  complete: { file: 'complete', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'number of jobs'], argvRest: '4 per job' },
   fail: { file: 'fail', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry delay ms', 'reason', 'error message', 'error stack', 'error code'] },
   throttle: { file: 'throttle', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry after'] },
   release: { file: 'release', queue: true, keys: ['job'], argv: ['job id', 'lease token'] },
