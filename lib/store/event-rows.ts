@@ -4,9 +4,10 @@ import type { StoredEvent } from './operations.js';
 /**
  * Stream entries that hold one event per job (lua/includes/events.lua,
  * spool_events): a script that completes, claims or adds several jobs
- * writes their events of one kind as one entry, with fields `event`,
- * `fields` (the per-job field names, comma-separated) and `rows` (JSON, one
- * value list per job). Readers expand such an entry into one event per row.
+ * writes their events of one kind as one entry, with fields `event`, the
+ * fields with one value for every job, `fields` (the names of the others,
+ * comma-separated) and `rows` (JSON, one value list per job). Readers
+ * expand such an entry into one event per row.
  *
  * Positions. The k-th row of entry X is the event `X#k`; an ordinary entry's
  * event keeps the entry id. Ids stay ordered and unique: X#0 < X#1 < ... <
@@ -60,9 +61,11 @@ export function expandEntries(raw: readonly StoredEvent[], skip: EventPosition |
     }
     const names = fields.split(',');
     const values = parseRows(rows, names.length);
+    // The columns with one value in every row are the entry's other fields.
+    const { fields: _names, rows: _rows, ...shared } = entry.fields;
     const first = skip !== undefined && entry.id === skip.entry ? (skip.row ?? values.length - 1) + 1 : 0;
     for (let k = first; k < values.length; k++) {
-      const event: Record<string, string> = { event: entry.fields.event ?? '' };
+      const event: Record<string, string> = { ...shared };
       names.forEach((name, i) => (event[name] = String(values[k]![i])));
       out.push({ id: `${entry.id}#${k}`, fields: event, ...(k < values.length - 1 && { entryContinues: true }) });
     }

@@ -28,11 +28,16 @@ end
 --[[
   The same event for several jobs of one call, as one entry: `names` the
   per-job fields ({'jobId', ...}), `rows` one value list per job. One job
-  gives an ordinary entry; more give fields `fields` (the names joined by
-  commas) and `rows` (JSON), which the readers expand into one event per row
-  (lib/store/event-rows.ts). A batch of completions or claims then costs one
-  XADD, not one per job: per call Redis pays the command and its Lua call
-  once (an XADD per job was about 12% of the c100 bench row's throughput).
+  gives an ordinary entry. More give one entry whose fields are `event`,
+  the columns with one value in every row (as ordinary fields: a bulk's
+  name and state are written once), `fields` (the other names, joined by
+  commas; jobId always) and `rows` (JSON, those columns per job); the
+  readers expand it into one event per row (lib/store/event-rows.ts).
+  A batch of completions or claims then costs one XADD, not one per job
+  (an XADD per job was about 12% of the c100 bench row's throughput).
+  maxLen bounds events, not entries: an entry of k events trims the stream
+  to about maxLen / k entries, or a stream of bulk entries would keep
+  maxLen x the bulk size events.
 ]]
 local function spool_events(Q, event, names, rows)
   if #rows == 0 or not spool_events_on(Q) then
@@ -46,7 +51,36 @@ local function spool_events(Q, event, names, rows)
     redis.call('XADD', Q.evKey, 'MAXLEN', '~', Q.evLen, '*', 'event', event, unpack(args))
     return
   end
-  redis.call('XADD', Q.evKey, 'MAXLEN', '~', Q.evLen, '*', 'event', event, 'fields', table.concat(names, ','), 'rows', cjson.encode(rows))
+  local shared, varying, columns = {}, { names[1] }, { 1 }
+  for c = 2, #names do
+    local v, same = rows[1][c], true
+    for r = 2, #rows do
+      if rows[r][c] ~= v then
+        same = false
+        break
+      end
+    end
+    if same then
+      shared[#shared + 1] = names[c]
+      shared[#shared + 1] = v
+    else
+      varying[#varying + 1] = names[c]
+      columns[#columns + 1] = c
+    end
+  end
+  local packed = rows
+  if #columns < #names then
+    packed = {}
+    for r = 1, #rows do
+      local row, out = rows[r], {}
+      for j = 1, #columns do
+        out[j] = row[columns[j]]
+      end
+      packed[r] = out
+    end
+  end
+  local maxLen = math.max(1, math.floor(Q.evLen / #rows))
+  redis.call('XADD', Q.evKey, 'MAXLEN', '~', maxLen, '*', 'event', event, 'fields', table.concat(varying, ','), 'rows', cjson.encode(packed), unpack(shared))
 end
 
 -- For scripts without the queue bundle: the Q an event needs, from a job key `{prefix:queue}:job:<id>`.

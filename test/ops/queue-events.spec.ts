@@ -153,6 +153,31 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     // Fewer entries than events: the bulk's 40 added events are one entry, the worker's batches share entries too.
     const entries = Number(await commandOf(h.store, 'test').sendCommand(['XLEN', keysOf(h.store, 'rows').events]));
     expect(entries).toBeLessThan(got.length);
+    // The bulk's entry: name and state, the same for every job, are written once; the rows hold the ids.
+    const [first] = (await commandOf(h.store, 'test').sendCommand(['XRANGE', keysOf(h.store, 'rows').events, '-', '+', 'COUNT', '1'])) as [string, string[]][];
+    const fields = first![1];
+    expect(fields.filter((f, i) => i % 2 === 0).sort()).toEqual(['event', 'fields', 'name', 'rows', 'state']);
+    expect(fields[fields.indexOf('fields') + 1]).toBe('jobId');
+    expect(JSON.parse(fields[fields.indexOf('rows') + 1]!)).toEqual(ids.map((id) => [id]));
+  });
+
+  it('maxLen bounds events, not entries: bulk entries of 100 events keep the stream near maxLen events', async () => {
+    const queue = h.queue<number>('bulkcap');
+    await queue.configure({ events: { maxLen: 200 } });
+    for (let i = 0; i < 10; i++) await queue.addBulk(Array.from({ length: 100 }, (_, j) => ({ name: 'n', data: j })));
+    const all = events('bulkcap', '0');
+    await waitFor(() => all.got.length >= 100, { message: 'the retained events' });
+    await all.reader.ready();
+    // Read until a block returns nothing new: what the stream retains.
+    let seen = -1;
+    await waitFor(async () => {
+      const was = seen;
+      seen = all.got.length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return was === all.got.length;
+    }, { message: 'the reader caught up' });
+    expect(all.got.length).toBeGreaterThanOrEqual(100);
+    expect(all.got.length).toBeLessThanOrEqual(400);
   });
 
   it('resumes inside an entry written for several jobs: from its k-th event, the rest of it and what follows, once', async () => {
