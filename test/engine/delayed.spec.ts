@@ -6,7 +6,7 @@ describe('delayed jobs', () => {
   // A long poll interval proves the promotion timer, not polling, runs them on time.
   const h = engineHarness({ pollInterval: 60_000 });
 
-  it('runs a delayed job within 100 ms of its due time (Redis clock)', async () => {
+  it('runs a delayed job on its due time, by the promotion timer (Redis clock)', async () => {
     const queue = h.queue('due');
     h.worker('due', async () => 'ran');
     await waitFor(async () => (await commandOf(h.store, 't').sendCommand(['EXISTS', keysOf(h.store, 'due').idle])) === 1, {
@@ -17,7 +17,9 @@ describe('delayed jobs', () => {
     const done = await queue.getJob(job.id);
     const lateness = done!.startedAt! - done!.runAt!;
     expect(lateness).toBeGreaterThanOrEqual(0);
-    expect(lateness).toBeLessThanOrEqual(100);
+    // The promotion timer ran it, not the 60 s poll. Alone this lands within ~20 ms; a CI machine
+    // running suites in parallel on 2 cores was seen to stall the loop ~370 ms, hence the bound.
+    expect(lateness).toBeLessThanOrEqual(1000);
   });
 
   it('re-arms for a new earlier job while sleeping towards a later one', async () => {
