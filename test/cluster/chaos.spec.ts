@@ -29,6 +29,13 @@ describe('chaos on a sharded queue (shards: 3 over 3 masters)', () => {
     const heldAtKill = new Set(doomed.of('started').map((m) => m.id!));
     for (const m of doomed.of('completed')) heldAtKill.delete(m.id!);
     await waitFor(async () => (await s.queue.getCounts()).completed === 240, { timeout: 30_000, interval: 50, message: '240 completed' });
+    // Redis counts a completion before the survivor's message about it reaches this process: wait for
+    // those messages (a job neither reported nor held by the killed worker still fails here).
+    const reported = (): Set<string> => new Set([doomed, survivor].flatMap((w) => w.of('completed').map((m) => m.id!)));
+    await waitFor(() => {
+      const seen = reported();
+      return jobs.every((j) => seen.has(j.id) || heldAtKill.has(j.id));
+    }, { timeout: 5000, message: 'every job not held by the killed worker reported completed by a worker' });
     const completedBy = new Map<string, number>();
     for (const w of [doomed, survivor]) for (const m of w.of('completed')) completedBy.set(m.id!, (completedBy.get(m.id!) ?? 0) + 1);
     // Reported by no worker: the killed one completed it in Redis, and died before its message left.
