@@ -1,5 +1,6 @@
 import type { JobState } from '../store/store.js';
 import type { StoredEvent } from '../store/store.js';
+import { compareEventIds } from '../store/event-rows.js';
 
 /**
  * What each entry of a queue's event stream says (lua/includes/events.lua
@@ -80,11 +81,5 @@ export function compareIds(a: string, b: string): number {
     const each = a.split(',').map((id, k) => compareIds(id, bs[k] ?? '0-0'));
     return each.some((c) => c > 0) ? 1 : each.every((c) => c === 0) ? 0 : -1;
   }
-  const [ae = '', ar = '-1'] = a.split('#');
-  const [be = '', br = '-1'] = b.split('#');
-  const [am = 0n, as = 0n] = ae.split('-').map(BigInt);
-  const [bm = 0n, bs = 0n] = be.split('-').map(BigInt);
-  if (am !== bm) return am < bm ? -1 : 1;
-  if (as !== bs) return as < bs ? -1 : 1;
-  return Math.sign(Number(ar) - Number(br));
+  return compareEventIds(a, b);
 }

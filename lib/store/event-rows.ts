@@ -28,6 +28,20 @@ export function parseEventPosition(id: string): EventPosition {
   return { entry: id.slice(0, hash), row: Number(id.slice(hash + 1)) };
 }
 
+/**
+ * Two event ids of one stream in order (-1, 0, 1): by entry ("ms-seq", as
+ * numbers), then by row; an entry's own id sorts before its rows.
+ */
+export function compareEventIds(a: string, b: string): number {
+  const pa = parseEventPosition(a);
+  const pb = parseEventPosition(b);
+  const [am = 0n, as = 0n] = pa.entry.split('-').map(BigInt);
+  const [bm = 0n, bs = 0n] = pb.entry.split('-').map(BigInt);
+  if (am !== bm) return am < bm ? -1 : 1;
+  if (as !== bs) return as < bs ? -1 : 1;
+  return Math.sign((pa.row ?? -1) - (pb.row ?? -1));
+}
+
 const MAX_SEQ = '18446744073709551615';
 
 /** The stream id just before `entry` ("ms-seq"): XREAD after it returns `entry` first. */

@@ -1,3 +1,4 @@
+import { compareEventIds } from './event-rows.js';
 import type { EventReader, StoredEvent, StreamInfo } from './operations.js';
 
 /**
@@ -60,7 +61,7 @@ export class ShardedEventReader implements EventReader {
       this.pending.delete(shard);
       for (const event of p.settled) merged.push({ shard, event });
     }
-    merged.sort((a, b) => compare(a.event.id, b.event.id));
+    merged.sort((a, b) => compareEventIds(a.event.id, b.event.id));
     const at = [...positions];
     return merged.map(({ shard, event }) => {
       at[shard] = event.id;
@@ -84,15 +85,6 @@ export class ShardedEventReader implements EventReader {
     await Promise.all([...this.readers, ...this.infos].map((r) => r.close()));
     this.pending.clear();
   }
-}
-
-/** Event ids of one shard's stream: "ms-seq", or "ms-seq#row" inside a multi-job entry (event-rows). */
-function compare(a: string, b: string): number {
-  const [ae = '', ar = '-1'] = a.split('#');
-  const [be = '', br = '-1'] = b.split('#');
-  const [am = 0, as = 0] = ae.split('-').map(Number);
-  const [bm = 0, bs = 0] = be.split('-').map(Number);
-  return am !== bm ? am - bm : as !== bs ? as - bs : Number(ar) - Number(br);
 }
 
 /** A reader whose shards are known only once the placement is read: opened on first use. */
