@@ -1,5 +1,6 @@
 import { compareEventIds, expandEntries, idBefore, readFrom } from '../../lib/store/event-rows.js';
 import { ReplyShapeError } from '../../lib/store/errors.js';
+import type { StoredEvent } from '../../lib/store/store.js';
 
 describe('event rows: entries written for several jobs, and their positions', () => {
   it('orders ids by entry, then row; an entry id sorts before its rows', () => {
@@ -18,7 +19,7 @@ describe('event rows: entries written for several jobs, and their positions', ()
   });
 
   it('expands rows with the shared fields, skips delivered rows, marks all but the last', () => {
-    const raw = [
+    const raw: StoredEvent[] = [
       { id: '1-0', fields: { event: 'paused' } },
       { id: '2-0', fields: { event: 'added', state: 'waiting', fields: 'jobId,name', rows: '[["a","x"],["b","y"],["c","z"]]' } },
     ];
