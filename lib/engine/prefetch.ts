@@ -43,8 +43,16 @@ const HOLD_MS = 25;
  * concurrency 100: 64 10.3-11.8k, 256 11.9-14.2k, 512 12.5-13.8k.
  */
 const AUTO_MAX = 256;
-/** Completion writes out at once while a reserve is held. */
+/** Completion writes out at once while a reserve is held (more when MAX_WRITE_BATCH requires). */
 const WRITES_WITH_RESERVE = 3;
+/**
+ * Most completions in one write (one script call). A reserve lets a busy pool's
+ * completions pile up into batches as large as concurrency + reserve; Redis
+ * serves no other client while a script runs, so one call is bounded: 128
+ * no-op completions with their claims ran ~6 ms on the 2-core bench machine
+ * (bench/README.md), where an unbounded c100 batch of ~270 ran 12 ms.
+ */
+export const MAX_WRITE_BATCH = 128;
 
 export class Prefetch {
   private average: number | undefined;
@@ -89,14 +97,16 @@ export class Prefetch {
   /**
    * Completion writes out at once; jobs finishing meanwhile join the next.
    * With a reserve, slots never wait for a write, so three writes share
-   * every completion (one call per batch). Without one, a slot waits for its
+   * every completion (one call per batch; enough writes for every held job
+   * when batches are at MAX_WRITE_BATCH). Without one, a slot waits for its
    * completion's round trip before its next job, so a small pool writes
    * each completion at once (measured: two writes out at concurrency 10 cost
    * a third of its throughput) and a large one shares calls, eight slots to
    * a write.
    */
   writesInFlight(): number {
-    if (this.reserve() > 0) return WRITES_WITH_RESERVE;
+    const reserve = this.reserve();
+    if (reserve > 0) return Math.max(WRITES_WITH_RESERVE, Math.ceil((this.concurrency + reserve) / MAX_WRITE_BATCH));
     return this.concurrency < 20 ? this.concurrency : Math.ceil(this.concurrency / 8);
   }
 }

@@ -9,13 +9,26 @@
  * batch, in lock-step. Spreading the starts over turns lets the first
  * completions reach Redis while node is still starting the others: measured
  * on the c10 bench row, ~12k → ~17k jobs/s with the same Redis work per job.
+ *
+ * A worker holding a reserve (see Prefetch) turns pacing off: its slots never
+ * wait for a write, and starting a reply's jobs in one turn sends their
+ * completions as one write instead of many small ones. Measured with no-op
+ * jobs, interleaved runs on one Redis: concurrency 100 21-23k -> 26-28k
+ * jobs/s, concurrency 50 14-18k -> 16-21k, concurrency 10 even or better.
  */
 export class TurnPacer {
   private readonly tasks: (() => void)[] = [];
   /** A turn is running a task, or one is scheduled: new tasks queue. */
   private busy = false;
 
+  /** paced() false: tasks run at once (after any still queued, in order). */
+  constructor(private readonly paced: () => boolean = () => true) {}
+
   run(task: () => void): void {
+    if (this.tasks.length === 0 && !this.paced()) {
+      task();
+      return;
+    }
     if (this.busy) {
       this.tasks.push(task);
       return;
@@ -38,5 +51,7 @@ export class TurnPacer {
     }
     setImmediate(this.next);
     task();
+    // Pacing turned off meanwhile: the rest go in this turn.
+    while (this.tasks.length > 0 && !this.paced()) this.tasks.shift()!();
   };
 }

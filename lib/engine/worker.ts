@@ -15,7 +15,7 @@ import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
 import { WriteBatcher } from './write-batcher.js';
-import { Prefetch } from './prefetch.js';
+import { MAX_WRITE_BATCH, Prefetch } from './prefetch.js';
 import { closeWorker } from './worker-close.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
@@ -54,8 +54,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly claimer: Claimer;
   /** Leases, reaping, promotion, polling and the messages that wake the worker. */
   private readonly upkeep: Upkeep<Data, Result>;
-  /** Handlers start one per event-loop turn (see TurnPacer for why). */
-  private readonly pacer = new TurnPacer();
+  /** Handlers start one per event-loop turn unless a reserve is held (see TurnPacer for why). */
+  private readonly pacer = new TurnPacer(() => this.prefetch.reserve() === 0);
   /** Completions written together while an earlier write is out (group commit). */
   private readonly completions: WriteBatcher<Finished<Data, Result>>;
   /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
@@ -74,7 +74,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
     this.prefetch = new Prefetch(this.o.concurrency, this.o.prefetch);
-    this.completions = new WriteBatcher(() => this.prefetch.writesInFlight(), (batch) => this.writeCompletions(batch));
+    this.completions = new WriteBatcher(() => this.prefetch.writesInFlight(), (batch) => this.writeCompletions(batch), MAX_WRITE_BATCH);
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;
     const queue = this.queueName;

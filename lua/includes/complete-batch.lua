@@ -4,7 +4,7 @@
 
   Per job the cost is one HMGET (token, and the fields the rare paths
   need; the idempotent-retry fields only when the token does not match),
-  one HSET and one HDEL; the index writes (ZREM active, ZADD
+  one HSET and one HDEL (none for a job removed on completion); the index writes (ZREM active, ZADD
   completed), the completed events (one entry, includes/events), the
   metrics counters and the retention trim are paid once per call for the
   whole batch (see spool_complete_flush).
@@ -61,8 +61,13 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   end
   local group, dk, pq, w, rc = f[3], f[4], f[5], f[6], spool_spec_of('rc', f[7], f[8])
   B.done[#B.done + 1] = id
-  redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', B.nowS)
-  redis.call('HDEL', jobKey, 'token')
+  -- removeOnComplete: true drops the hash in this call (spool_complete_flush): the fields
+  -- would be written only to be deleted, unless a flow parent reads the result from it first.
+  local dropped = string.sub(rc, 1, 2) == '0,'
+  if pq or not dropped then
+    redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', B.nowS)
+    redis.call('HDEL', jobKey, 'token')
+  end
   if group and spool_group_released(Q, group) then
     spool_wake(Q, 1)
   end
@@ -77,7 +82,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
     spool_announce(Q, 'done', Q.name .. '\n' .. id .. '\ncompleted')
   end
   spool_complete_metric(B, duration)
-  if string.sub(rc, 1, 2) == '0,' then
+  if dropped then
     -- removeOnComplete: true: the job goes at once and never enters the completed index.
     B.removed[#B.removed + 1] = id
   else

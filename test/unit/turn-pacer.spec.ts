@@ -28,4 +28,22 @@ describe('TurnPacer', () => {
     pacer.run(() => ran.push(2));
     expect(ran).toEqual([1, 2]);
   });
+
+  it('runs tasks at once while pacing is off, after those still queued, in order', async () => {
+    let paced = true;
+    const pacer = new TurnPacer(() => paced);
+    const ran: string[] = [];
+    for (const name of ['a', 'b', 'c']) pacer.run(() => ran.push(name));
+    expect(ran).toEqual(['a']);
+    paced = false;
+    // Queued tasks keep their place: 'd' waits behind b and c.
+    pacer.run(() => ran.push('d'));
+    expect(ran).toEqual(['a']);
+    await nextTurn();
+    expect(ran).toEqual(['a', 'b', 'c', 'd']);
+    pacer.run(() => ran.push('e'));
+    pacer.run(() => ran.push('f'));
+    expect(ran).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(pacer.pending).toBe(0);
+  });
 });
