@@ -25,11 +25,13 @@
               tc  trace context (JSON carrier, stored as field tc; none)
             Packing the rare options keeps a plain add at 5 arguments per job.
 
-  Returns one entry per job:
-    {1, id, state, createdAt, runAt}   created ('waiting' or 'delayed')
-    {0, id, hash...}                   the id (or the dedup key) already names a job: that job's hash, not re-added
-    {0, id}                            dedup window still open but its job is gone
-  or, when the new waiting jobs would pass maxWaiting (meta mw) or
+  Returns {createdAt, one entry per job}, an entry being:
+    0                  created, waiting (runAt = createdAt)
+    runAt              created, delayed (a time in ms, > 0)
+    {id, hash...}      the id (or the dedup key) already names a job: that job's hash, not re-added
+    {id}               dedup window still open but its job is gone
+  (the caller knows the ids it sent: a plain add's entry is one integer, not
+  a table of five values to build here and to encode and decode), or, when the new waiting jobs would pass maxWaiting (meta mw) or
   maxWaitingPerGroup (meta mwg), nothing is written and it returns
     {-1, limit, group ('' for the whole queue)}
   Publishes: sched 'w:<queue>' when a worker is idle (wake), 'd:<ms>:<queue>'
@@ -126,7 +128,7 @@ local seq = newWaiting > 0 and (redis.call('HINCRBY', Q.meta, 'seq', newWaiting)
 local pausedName = nil -- name -> paused?, read once per name when some name is paused
 
 -- Pass 2: write the job hashes; index entries are collected and written after.
-local out = {}
+local out = {now}
 local created = n > 1 and {} or nil    -- ids created by this call (the same id may come twice in one batch)
 local dedupTaken = n > 1 and {} or nil -- dedup keys taken by this call
 local wait, delayed, groupWait, groupOrder, parked = {}, nil, nil, nil, nil
@@ -148,9 +150,9 @@ for i = 1, n do
   end
   if known then
     local hash = redis.call('HGETALL', Q.jobPrefix .. known)
-    local entry = {0, known}
+    local entry = {known}
     for j = 1, #hash do
-      entry[j + 2] = hash[j]
+      entry[j + 1] = hash[j]
     end
     out[#out + 1] = entry
   else
@@ -273,7 +275,7 @@ for i = 1, n do
       delayedEvents = delayedEvents or {}
       delayedEvents[#delayedEvents + 1] = { id, delay, runAt }
     end
-    out[#out + 1] = {1, id, state, now, runAt}
+    out[#out + 1] = s and 0 or runAt
   end
 end
 

@@ -159,7 +159,7 @@ export class RedisStore implements Store, AsyncDisposable {
 
   async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {
     // The job hashes and dedup keys are built by the script from the queue's key prefixes (same hash tag).
-    return decodeAdd(await this.run('add', queue, addArgs(jobs)));
+    return decodeAdd(await this.run('add', queue, addArgs(jobs)), jobs.map((j) => j.id));
   }
 
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {

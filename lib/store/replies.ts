@@ -111,22 +111,26 @@ export function decodeJob(id: string, h: Record<string, string>): JobRecord {
   };
 }
 
-export function decodeAdd(reply: RawReply): AddBatchOutcome {
+/** add: {createdAt, entry per job} (see lua/add.lua), or {-1, limit, group} when refused; `ids` are the ids sent, in order. */
+export function decodeAdd(reply: RawReply, ids: readonly string[]): AddBatchOutcome {
   const entries = list('add', reply);
   if (entries[0] === -1) {
     const group = str(entries[2]);
     return { status: 'full', limit: int('add', entries[1]), ...(group !== '' && { group }) };
   }
-  return { status: 'added', jobs: entries.map(decodeAdded) };
+  if (entries.length !== ids.length + 1) throw new ReplyShapeError('add', `expected ${ids.length} job entries, got ${entries.length - 1}`);
+  const createdAt = int('add', entries[0]);
+  const jobs: AddOutcome[] = new Array<AddOutcome>(ids.length);
+  for (let i = 0; i < ids.length; i++) jobs[i] = decodeAdded(entries[i + 1]!, ids[i]!, createdAt);
+  return { status: 'added', jobs };
 }
 
-function decodeAdded(entry: RawReply): AddOutcome {
+function decodeAdded(entry: RawReply, id: string, createdAt: number): AddOutcome {
+  if (entry === 0) return { created: true, id, state: 'waiting', createdAt, runAt: createdAt };
+  if (typeof entry === 'number') return { created: true, id, state: 'delayed', createdAt, runAt: entry };
   const e = list('add', entry);
-  const id = str(e[1]);
-  if (int('add', e[0]) === 1) {
-    return { created: true, id, state: state('add', str(e[2])), createdAt: int('add', e[3]), runAt: int('add', e[4]) };
-  }
-  return { created: false, id, existing: e.length > 2 ? decodeJob(id, decodeHash(e, 2)) : null };
+  const known = str(e[0]);
+  return { created: false, id: known, existing: e.length > 1 ? decodeJob(known, decodeHash(e, 1)) : null };
 }
 
 /** Job hashes returned by claim-like scripts; each carries its id in an `id` field (claim-batch adds it to compact hashes). */

@@ -1,8 +1,9 @@
 import { Queue, RedisStore, Worker } from '../../lib/index.js';
 import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
-import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
+import { silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { RedisServer } from '../helpers/redis-server.mjs';
 
 /**
  * A real store that counts its claim calls. A woken worker's first claim
@@ -21,12 +22,20 @@ class CountingStore extends RedisStore {
   }
 }
 
+/** On a private server: a test counts the PUBLISH commands it executes (INFO commandstats), which other test files would blur. */
 describe('wake-ups', () => {
+  let server: RedisServer;
   let store: CountingStore;
   const workers: Worker[] = [];
 
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
   beforeEach(async () => {
-    store = new CountingStore({ url: redisUrl() }, { prefix: uniquePrefix(), logger: silentLogger });
+    store = new CountingStore({ url: server.url }, { prefix: uniquePrefix(), logger: silentLogger });
     await store.connect();
   });
   afterEach(async () => {

@@ -1,13 +1,22 @@
 import { Queue, RedisStore } from '../../lib/index.js';
 import { redisUrl, silentLogger, testStore, uniquePrefix } from '../helpers/store.js';
 import { commandOf } from '../helpers/redis-access.js';
+import { RedisServer } from '../helpers/redis-server.mjs';
 
+/** A private server: a test counts the script calls it executes (INFO commandstats), which other test files would blur. */
 describe('add', () => {
+  let server: RedisServer;
   let store: RedisStore;
   let queue: Queue<{ n: number }>;
 
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
   beforeEach(async () => {
-    store = await testStore();
+    store = await testStore(server.url);
     queue = new Queue<{ n: number }>('add', { store });
   });
   afterEach(async () => {
@@ -34,7 +43,7 @@ describe('add', () => {
   });
 
   it('concurrent adds with one dedup key, from two connections, make one job', async () => {
-    const other = new RedisStore({ url: redisUrl() }, { prefix: store.prefix, logger: silentLogger });
+    const other = new RedisStore({ url: server.url }, { prefix: store.prefix, logger: silentLogger });
     await other.connect();
     const otherQueue = new Queue<{ n: number }>('add', { store: other });
     const jobs = await Promise.all(

@@ -1,5 +1,5 @@
 import { ReplyShapeError } from '../../lib/store/errors.js';
-import { decodeChildDone, decodeCounts, decodeHash, decodeJob, decodeLimits, decodeWatch } from '../../lib/store/replies.js';
+import { decodeAdd, decodeChildDone, decodeCounts, decodeHash, decodeJob, decodeLimits, decodeWatch } from '../../lib/store/replies.js';
 
 describe('reply decoding', () => {
   it('reads a hash from a flat RESP2 list and from a RESP3 map alike', () => {
@@ -29,5 +29,23 @@ describe('reply decoding', () => {
     expect(decodeCounts([1, 2, 3, 4, 5, 6, 7, 8])).toEqual({ waiting: 1, paused: 2, delayed: 3, active: 4, completed: 5, failed: 6, cancelled: 7, 'waiting-children': 8 });
     expect(() => decodeCounts([1, 2])).toThrow(/expected 8 counts/);
     expect(decodeLimits(['10,1000', null, '', '5', null])).toEqual({ rateLimit: { max: 10, duration: 1000 }, groupConcurrency: null, groupRateLimit: null, maxWaiting: 5, maxWaitingPerGroup: null });
+  });
+
+  it('decodes the compact add reply: an integer per created job, the known job for a duplicate, a refusal whole', () => {
+    const reply = [1000, 0, 6000, ['b', 'name', 'send', 'data', '1', 'createdAt', '900', 'state', 'waiting'], ['gone']];
+    const out = decodeAdd(reply, ['a', 'd', 'x', 'y']);
+    expect(out).toEqual({
+      status: 'added',
+      jobs: [
+        { created: true, id: 'a', state: 'waiting', createdAt: 1000, runAt: 1000 },
+        { created: true, id: 'd', state: 'delayed', createdAt: 1000, runAt: 6000 },
+        { created: false, id: 'b', existing: expect.objectContaining({ id: 'b', name: 'send', state: 'waiting', createdAt: 900 }) },
+        { created: false, id: 'gone', existing: null },
+      ],
+    });
+    expect(decodeAdd([-1, 5, ''], ['a'])).toEqual({ status: 'full', limit: 5 });
+    expect(decodeAdd([-1, 2, 'g1'], ['a'])).toEqual({ status: 'full', limit: 2, group: 'g1' });
+    // One entry missing: a reply of another script version, refused rather than mis-assigned.
+    expect(() => decodeAdd([1000, 0], ['a', 'b'])).toThrow(/expected 2 job entries, got 1/);
   });
 });
