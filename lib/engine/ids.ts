@@ -10,17 +10,19 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32
  */
 export class IdGenerator {
   private lastTime = -1;
+  /** encodeTime(lastTime): ids made in the same millisecond (a bulk) share it. */
+  private timePart = '';
   private readonly random = new Uint8Array(10);
 
   next(now: number = Date.now()): string {
     if (now <= this.lastTime) {
       this.increment();
-      now = this.lastTime;
     } else {
       this.lastTime = now;
+      this.timePart = encodeTime(now);
       this.random.set(randomBytes(10));
     }
-    return encodeTime(now) + encodeRandom(this.random);
+    return this.timePart + encodeRandom(this.random);
   }
 
   private increment(): void {
@@ -33,6 +35,7 @@ export class IdGenerator {
     }
     // 2^80 ids in one millisecond: move to the next one.
     this.lastTime += 1;
+    this.timePart = encodeTime(this.lastTime);
   }
 }
 

@@ -18,8 +18,10 @@ export interface JobError {
 
 type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 
+const ABSENT: Decoded<undefined> = { ok: true, value: undefined };
+
 function decode<T>(text: string | undefined, field: string): Decoded<T | undefined> {
-  if (text === undefined) return { ok: true, value: undefined };
+  if (text === undefined) return ABSENT;
   try {
     return { ok: true, value: JSON.parse(text) as T };
   } catch (err) {
@@ -67,10 +69,12 @@ export class Job<Data = unknown, Result = unknown> {
    */
   constructor(readonly queueName: string, record: JobRecord, data?: { readonly value: Data }, store?: Store) {
     const decodedData: Decoded<Data | undefined> = data ? { ok: true, value: data.value } : decode<Data>(record.data, 'data');
-    const opts = decode<StoredJobOptions>(record.opts, 'opts');
+    // A job added without options stores none (or '{}'): nothing to parse.
+    const opts = record.opts === '{}' ? ABSENT : decode<StoredJobOptions>(record.opts, 'opts');
     const progress = decode<unknown>(record.progress, 'progress');
     const result = decode<Result>(record.result, 'result');
-    const problems = [decodedData, opts, progress, result].flatMap((d) => (d.ok ? [] : [d.problem]));
+    const problems: string[] = [];
+    for (const d of [decodedData, opts, progress, result]) if (!d.ok) problems.push(d.problem);
     if (!record.name) problems.push('name is missing');
 
     this.id = record.id;

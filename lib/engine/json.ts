@@ -8,10 +8,16 @@ import { InvalidArgumentError } from './errors.js';
  * enumerable properties), and objects with toJSON (Date becomes its ISO string).
  */
 export function assertJsonSafe(value: unknown, field: string): void {
-  walk(value, field, new Set());
+  walk(value, field, [], []);
 }
 
-function walk(value: unknown, path: string, seen: Set<object>): void {
+/**
+ * `keys` is the way down from `field` and `seen` the objects on it (a cycle
+ * returns to one of them): both are stacks, and the path is spelled out only
+ * for an error, so checking a valid payload builds no strings (every job's
+ * data is checked on add).
+ */
+function walk(value: unknown, field: string, keys: (string | number)[], seen: object[]): void {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -19,35 +25,56 @@ function walk(value: unknown, path: string, seen: Set<object>): void {
       return;
     case 'number':
       if (!Number.isFinite(value)) {
-        throw new InvalidArgumentError(path, `is ${value}, which JSON turns into null`, 'send a finite number or null');
+        throw new InvalidArgumentError(pathOf(field, keys), `is ${value}, which JSON turns into null`, 'send a finite number or null');
       }
       return;
     case 'bigint':
-      throw new InvalidArgumentError(path, 'is a BigInt, which JSON cannot carry', 'send it as a string (value.toString())');
+      throw new InvalidArgumentError(pathOf(field, keys), 'is a BigInt, which JSON cannot carry', 'send it as a string (value.toString())');
     case 'function':
     case 'symbol':
-      throw new InvalidArgumentError(path, `is a ${typeof value}, which JSON cannot carry`, 'send plain data');
+      throw new InvalidArgumentError(pathOf(field, keys), `is a ${typeof value}, which JSON cannot carry`, 'send plain data');
   }
   if (value === null) return;
   const object = value as object;
-  if (seen.has(object)) {
-    throw new InvalidArgumentError(path, 'refers back to itself (a cycle), which JSON cannot carry', 'send a tree of plain data');
+  if (seen.includes(object)) {
+    throw new InvalidArgumentError(pathOf(field, keys), 'refers back to itself (a cycle), which JSON cannot carry', 'send a tree of plain data');
   }
   if (typeof (object as { toJSON?: unknown }).toJSON === 'function' && !ArrayBuffer.isView(object)) {
-    walk((object as { toJSON: () => unknown }).toJSON(), path, seen);
+    walk((object as { toJSON: () => unknown }).toJSON(), field, keys, seen);
     return;
   }
-  const kind = unsupportedKind(object);
+  const array = Array.isArray(object);
+  const proto: unknown = Object.getPrototypeOf(object);
+  // Plain objects and arrays (nearly every payload) skip the instanceof checks.
+  const kind = array || proto === Object.prototype || proto === null ? undefined : unsupportedKind(object);
   if (kind) {
-    throw new InvalidArgumentError(path, `is a ${kind}, which JSON turns into something else`, fixFor(kind));
+    throw new InvalidArgumentError(pathOf(field, keys), `is a ${kind}, which JSON turns into something else`, fixFor(kind));
   }
-  seen.add(object);
-  if (Array.isArray(object)) {
-    object.forEach((item, i) => walk(item, `${path}[${i}]`, seen));
+  seen.push(object);
+  if (array) {
+    const items = object as unknown[];
+    for (let i = 0; i < items.length; i++) {
+      keys.push(i);
+      walk(items[i], field, keys, seen);
+      keys.pop();
+    }
   } else {
-    for (const [key, item] of Object.entries(object)) walk(item, `${path}.${key}`, seen);
+    const record = object as Record<string, unknown>;
+    // Own enumerable string keys, in the order Object.entries (and JSON.stringify) use.
+    for (const key in record) {
+      if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+      keys.push(key);
+      walk(record[key], field, keys, seen);
+      keys.pop();
+    }
   }
-  seen.delete(object);
+  seen.pop();
+}
+
+function pathOf(field: string, keys: readonly (string | number)[]): string {
+  let path = field;
+  for (const key of keys) path += typeof key === 'number' ? `[${key}]` : `.${key}`;
+  return path;
 }
 
 function unsupportedKind(object: object): string | undefined {

@@ -28,6 +28,10 @@ describe('assertJsonSafe', () => {
     [{ byId: new Map() }, 'data.byId', /Map/],
     [{ raw: new Uint8Array(2) }, 'data.raw', /binary/],
     [{ s: Symbol('x') }, 'data.s', /symbol/],
+    // The path follows the way down and back up: siblings after nested arrays and objects.
+    [{ a: [1, { b: [0, NaN] }] }, 'data.a[1].b[1]', /NaN/],
+    [{ x: [1, { y: 2 }], z: { w: [] }, last: -Infinity }, 'data.last', /Infinity/],
+    [[{ ok: true }, [new Map()]], 'data[1][0]', /Map/],
   ])('refuses %p naming %s', (value, field, pattern) => {
     const err = problem(value);
     expect(err.field).toBe(field);
