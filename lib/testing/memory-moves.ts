@@ -189,6 +189,9 @@ export function dropJob(q: MemQueue, id: string): void {
   q.jobs.delete(id);
 }
 
+/** includes/retention SPOOL_TRIM_MAX: most jobs one trim drops per rule (more than one call adds). */
+const TRIM_MAX = 1000;
+
 /** includes/retention spool_retain: true when the finished job itself was removed. */
 export function retain(ctx: Ctx, index: SortedSet, job: MemJob, spec: Retention): boolean {
   const { q } = ctx;
@@ -199,11 +202,11 @@ export function retain(ctx: Ctx, index: SortedSet, job: MemJob, spec: Retention)
     return true;
   }
   if (spec.count > 0) {
-    let excess = Math.min(index.size - spec.count, 100);
+    let excess = Math.min(index.size - spec.count, TRIM_MAX);
     while (excess-- > 0) dropJob(q, index.popMin()![0]);
   }
   if (spec.age >= 0) {
-    for (const id of index.upTo(ctx.now - spec.age - 1, 100)) {
+    for (const id of index.upTo(ctx.now - spec.age - 1, TRIM_MAX)) {
       index.delete(id);
       dropJob(q, id);
     }

@@ -50,6 +50,16 @@ local function spool_drop_jobs(Q, ids, dead)
   end
 end
 
+--[[
+  Most jobs one trim drops, per rule (count, age). It must exceed what one
+  call can add to an index (a worker's completion write is at most 128 jobs,
+  lib/engine/prefetch.ts MAX_WRITE_BATCH; bulk cancel and re-drive chunks are
+  smaller): at 100, 128-job completion batches grew a count-1000 index to
+  3,291 jobs over a 20,000-job run. Still bounded, so that lowering a
+  retention spec on a big index spreads the deletions over later calls.
+]]
+local SPOOL_TRIM_MAX = 1000
+
 -- Trims indexKey to the spec's count and age (count 0 is the caller's: the job never stays).
 local function spool_trim(Q, indexKey, spec, now)
   local comma = string.find(spec, ',', 1, true)
@@ -59,7 +69,7 @@ local function spool_trim(Q, indexKey, spec, now)
   if count > 0 then
     local excess = redis.call('ZCARD', indexKey) - count
     if excess > 0 then
-      if excess > 100 then excess = 100 end
+      if excess > SPOOL_TRIM_MAX then excess = SPOOL_TRIM_MAX end
       local old = redis.call('ZPOPMIN', indexKey, excess)
       local ids = {}
       for i = 1, #old, 2 do
@@ -69,7 +79,7 @@ local function spool_trim(Q, indexKey, spec, now)
     end
   end
   if age >= 0 then
-    local old = redis.call('ZRANGE', indexKey, '-inf', '(' .. (now - age), 'BYSCORE', 'LIMIT', 0, 100)
+    local old = redis.call('ZRANGE', indexKey, '-inf', '(' .. (now - age), 'BYSCORE', 'LIMIT', 0, SPOOL_TRIM_MAX)
     if #old > 0 then
       redis.call('ZREM', indexKey, unpack(old))
       spool_drop_jobs(Q, old, dead)

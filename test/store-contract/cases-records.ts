@@ -53,6 +53,24 @@ export function recordCases(env: ContractEnv): void {
       await expect(q.waitFor(bad.id, { timeout: 5000 })).rejects.toMatchObject({ name: 'JobFailedError' });
     });
 
+    it('count retention keeps up with a completion write of more jobs than one trim used to drop', async () => {
+      const q = queue('keep-many');
+      const s = env.store();
+      const total = 300;
+      await q.addBulk(Array.from({ length: total }, (_, i) => ({ name: 'j', data: i, opts: { removeOnComplete: 10 } })));
+      const fetch = { count: 0, workerId: 'w', lockMs: 10_000 };
+      const claimed = (await s.claim('keep-many', { ...fetch, count: total })).jobs;
+      expect(claimed).toHaveLength(total);
+      // Two writes of 150 (over the old bound of 100 per trim): each leaves exactly the newest 10.
+      for (const part of [claimed.slice(0, 150), claimed.slice(150)]) {
+        const outcome = await s.completeMany('keep-many', part.map((r) => ({ lease: { id: r.id, token: r.token! }, result: 'null' })), fetch);
+        expect(outcome.statuses.every((st) => st.status === 'completed')).toBe(true);
+        expect((await q.getCounts()).completed).toBe(10);
+      }
+      const kept = (await q.getJobs('completed', { start: 0, end: -1 })).map((j) => j.id).sort();
+      expect(kept).toEqual(claimed.slice(-10).map((r) => r.id).sort());
+    });
+
     it('job.once records a side effect for its ttl', async () => {
       const q = queue('once');
       const s = env.store();
