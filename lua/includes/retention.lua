@@ -2,8 +2,8 @@
   retention: what a finished job leaves behind.
   spec is "count,ageMs" (-1 = unbounded): count 0 removes the job at once,
   count n keeps the newest n, ageMs drops those older than that. Trimming is
-  bounded per call (at most 100 old jobs) so one completion never turns into a
-  long scan; the next completions finish the job.
+  bounded per call (SPOOL_TRIM_MAX old jobs per rule) so one completion never
+  turns into a long scan; the next completions finish the job.
   The finished job must already be in indexKey (score = finishedAt).
   The dropped jobs' keys (hash, log, flow bookkeeping) go in one DEL.
 
