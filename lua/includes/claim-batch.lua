@@ -216,11 +216,12 @@ local function spool_mark_idle(Q)
   redis.call('SET', Q.idle, '1', 'PX', SPOOL_IDLE_TTL_MS)
 end
 
--- Woken by a sched message: spends the wake-hint budget; returns how many slots it grants.
+-- Woken by a sched message: spends the wake-hint budget; returns how many slots it
+-- grants, and whether a budget was there to spend (none: every slot, nothing to give back).
 local function spool_claim_granted(Q, count)
   local budget = redis.call('GET', Q.hint)
   if not budget then
-    return count
+    return count, false
   end
   local n = tonumber(budget) or 0
   local granted = count
@@ -231,7 +232,7 @@ local function spool_claim_granted(Q, count)
   if granted > 0 then
     redis.call('DECRBY', Q.hint, granted)
   end
-  return granted
+  return granted, true
 end
 
 --[[
@@ -378,8 +379,9 @@ end
 local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   out = out or {}
   local base = #out
+  local spent = false
   if hinted then
-    count = spool_claim_granted(Q, count)
+    count, spent = spool_claim_granted(Q, count)
   end
   if count <= 0 then
     return out, 0
@@ -416,9 +418,12 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   spool_claim_flush(Q, C)
   spool_claim_put_back(Q, J.skipped)
   local claimed = #out - base
-  if hinted and #J.skipped > 0 and claimed < count then
+  if spent and #J.skipped > 0 and claimed < count then
     -- Slots granted for jobs this worker may not take (no room for their name):
     -- give them back, so another idle worker woken by the same message can.
+    -- Only to a budget this call spent from: INCRBY on a missing key would
+    -- make one without the TTL the wake-up gives it (includes/wake), a
+    -- budget that never expires.
     redis.call('INCRBY', Q.hint, math.min(count - claimed, #J.skipped / 3))
   end
   return out, spool_claim_count_window(Q, m, claimed, allowance, reopen, fresh, now, waitMs)

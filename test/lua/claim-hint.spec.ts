@@ -54,4 +54,27 @@ describe('claim with the wake-hint budget (hinted)', () => {
     expect(jobs).toHaveLength(3);
     expect(await send(['GET', keysOf(store, 'hint').hint])).toBe('1');
   });
+
+  // j0 may be taken; j1..j4 have no room (a worker capping those names): popped, stepped over, put back.
+  const onlyJ0 = (count: number) =>
+    store
+      .claim('hint', { count, workerId: 'w', lockMs: 10_000, woken: true, nameRoom: ['j1', 'j2', 'j3', 'j4'].map((n) => [n, 0] as const) })
+      .then((o) => o.jobs);
+
+  it('gives back to the budget the slots it was granted for jobs it may not take', async () => {
+    await send(['SET', keysOf(store, 'hint').hint, '3', 'PX', '60000']);
+    const jobs = await onlyJ0(3);
+    expect(jobs.map((j) => j.name)).toEqual(['j0']);
+    // 3 granted, 1 taken, 4 stepped over: 2 slots back for another woken worker; the TTL stays.
+    expect(await send(['GET', keysOf(store, 'hint').hint])).toBe('2');
+    expect(Number(await send(['PTTL', keysOf(store, 'hint').hint]))).toBeGreaterThan(0);
+    expect(await queue.getCounts()).toMatchObject({ waiting: 4, active: 1 });
+  });
+
+  it('a missing budget is not recreated by the give-back (it would never expire)', async () => {
+    const jobs = await onlyJ0(3);
+    expect(jobs.map((j) => j.name)).toEqual(['j0']);
+    expect(await send(['EXISTS', keysOf(store, 'hint').hint])).toBe(0);
+    expect(await queue.getCounts()).toMatchObject({ waiting: 4, active: 1 });
+  });
 });
