@@ -11,7 +11,7 @@ export type LogLevel = 'error' | 'warn' | 'log' | 'debug';
 export interface FailureLogLevels {
   /** A dead letter (no attempt left, or a terminal error). Default 'warn'. */
   readonly dead?: LogLevel | false;
-  /** A failed attempt that will be retried. Default 'debug'. */
+  /** A failed attempt that will be retried, or a stalled job back in waiting. Default 'debug'. */
   readonly retry?: LogLevel | false;
 }
 
@@ -58,6 +58,24 @@ export function logFailure(logger: SpoolLogger, levels: ResolvedFailureLog, queu
   const message = dead
     ? `${what} dead-lettered after ${attempts} (reason: ${failure.reason}): ${failure.message}`
     : `${what} failed ${attempts} (reason: ${failure.reason}); retrying in ${duration(failure.retryDelay)}: ${failure.message}`;
+  write(logger, at, message);
+}
+
+/**
+ * The reaper took back a job whose lease expired (its worker died, or
+ * blocked its event loop past lockDuration): dead-lettered with reason
+ * stalled once it stalled more than maxStalledCount times (the dead level),
+ * else back in `state` for another worker (the retry level). The job's name
+ * is not in the reaper's reply: the id finds it (queue.getJob).
+ */
+export function logStalled(logger: SpoolLogger, levels: ResolvedFailureLog, queue: string, id: string, state: string, maxStalled: number): void {
+  const dead = state === 'failed';
+  const at = dead ? levels.dead : levels.retry;
+  if (at === false) return;
+  const what = `job ${id} of queue "${queue}"`;
+  const message = dead
+    ? `${what} dead-lettered (reason: stalled): its lease expired more than maxStalledCount (${maxStalled}) times; a worker died or blocked past its lease`
+    : `${what} stalled (its worker died or blocked past its lease) and is ${state} again`;
   write(logger, at, message);
 }
 

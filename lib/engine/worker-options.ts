@@ -63,8 +63,9 @@ export interface WorkerOptions {
   readonly maxPayloadBytes?: number;
   readonly logger?: SpoolLogger;
   /**
-   * A line on the logger per failed attempt: true (default: a warning per
-   * dead letter, a debug line per retry), false (none), or
+   * A line on the logger per failed attempt, and per job this worker's
+   * reaper takes back from a dead worker: true (default: a warning per
+   * dead letter, a debug line per retry or stall), false (none), or
    * { dead?, retry? } with a level ('error' | 'warn' | 'log' | 'debug') or false each.
    */
   readonly logFailures?: boolean | FailureLogLevels;

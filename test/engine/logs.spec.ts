@@ -3,8 +3,8 @@ import { engineHarness } from '../helpers/harness.js';
 import { logRecorder } from '../helpers/log-recorder.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-// Logs a person can act on: a line per dead letter and per retry by default,
-// and a shutdown that says what it waits for.
+// Logs a person can act on: a line per dead letter and per retry by default
+// (a job its worker abandoned included), and a shutdown that says what it waits for.
 describe('worker logs', () => {
   const h = engineHarness();
 
@@ -49,6 +49,32 @@ describe('worker logs', () => {
     expect(quiet.lines).toEqual([]);
     expect(() => new Worker('q', async () => undefined, { store: h.store, logFailures: { dead: 'loud' } as never })).toThrow(InvalidArgumentError);
     expect(() => new Worker('q', async () => undefined, { store: h.store, logFailures: { deadd: 'warn' } as never })).toThrow('did you mean "dead"?');
+  });
+
+  it('logs a job its worker abandoned: a debug line when it goes back to waiting, a warning when it is dead-lettered for stalling', async () => {
+    const rec = logRecorder();
+    const queue = h.queue('abandoned');
+    const twice = await queue.add('render', {});
+    // A worker that "died" holding the job: claimed with a short lease, never renewed or finished.
+    const [held] = (await h.store.claim('abandoned', { count: 1, workerId: 'gone', lockMs: 30 })).jobs;
+    expect(held!.id).toBe(twice.id);
+    const started: string[] = [];
+    // maxStalledCount 0: the first stall dead-letters; this worker's reaper runs every 50 ms.
+    h.worker('abandoned', async (job) => void started.push(job.id), { logger: rec.logger, maxStalledCount: 0, stalledInterval: 50 });
+    await waitFor(() => rec.at('warn').length === 1, { message: 'the stalled dead letter warning' });
+    expect(rec.at('warn')).toEqual([
+      `job ${twice.id} of queue "abandoned" dead-lettered (reason: stalled): its lease expired more than maxStalledCount (0) times; a worker died or blocked past its lease`,
+    ]);
+    expect(started).toEqual([]);
+    expect((await queue.getJob(twice.id))!.error).toMatchObject({ reason: 'stalled' });
+
+    const rec2 = logRecorder();
+    const again = await h.queue('abandoned-2').add('render', {});
+    await h.store.claim('abandoned-2', { count: 1, workerId: 'gone', lockMs: 30 });
+    h.worker('abandoned-2', async (job) => void started.push(job.id), { logger: rec2.logger, maxStalledCount: 1, stalledInterval: 50 });
+    await waitFor(() => started.includes(again.id), { message: 'the requeued job runs' });
+    expect(rec2.at('debug')).toEqual([`job ${again.id} of queue "abandoned-2" stalled (its worker died or blocked past its lease) and is waiting again`]);
+    expect(rec2.at('warn')).toEqual([]);
   });
 
   it('says at shutdown what it waits for, and what it hands back', async () => {
