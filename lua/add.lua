@@ -31,7 +31,8 @@
     {id, hash...}      the id (or the dedup key) already names a job: that job's hash, not re-added
     {id}               dedup window still open but its job is gone
   (the caller knows the ids it sent: a plain add's entry is one integer, not
-  a table of five values to build here and to encode and decode), or, when the new waiting jobs would pass maxWaiting (meta mw) or
+  a table of five values to build here and to encode and decode);
+  or, when the new waiting jobs would pass maxWaiting (meta mw) or
   maxWaitingPerGroup (meta mwg), nothing is written and it returns
     {-1, limit, group ('' for the whole queue)}
   Publishes: sched 'w:<queue>' when a worker is idle (wake), 'd:<ms>:<queue>'

@@ -1,5 +1,5 @@
 import type { SpoolLogger } from '../logger.js';
-import type { Failure } from '../store/store.js';
+import type { Failure, JobState } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Job } from './job.js';
 import { assertKnownKeys, assertPlainObject, describe } from './options.js';
@@ -65,17 +65,20 @@ export function logFailure(logger: SpoolLogger, levels: ResolvedFailureLog, queu
  * The reaper took back a job whose lease expired (its worker died, or
  * blocked its event loop past lockDuration): dead-lettered with reason
  * stalled once it stalled more than maxStalledCount times (the dead level),
- * else back in `state` for another worker (the retry level). The job's name
- * is not in the reaper's reply: the id finds it (queue.getJob).
+ * else back in waiting, or cancelled when a cancel was pending (the retry
+ * level). The job's name is not in the reaper's reply: the id finds it
+ * (queue.getJob).
  */
-export function logStalled(logger: SpoolLogger, levels: ResolvedFailureLog, queue: string, id: string, state: string, maxStalled: number): void {
+export function logStalled(logger: SpoolLogger, levels: ResolvedFailureLog, queue: string, id: string, state: JobState, maxStalled: number): void {
   const dead = state === 'failed';
   const at = dead ? levels.dead : levels.retry;
   if (at === false) return;
   const what = `job ${id} of queue "${queue}"`;
-  const message = dead
-    ? `${what} dead-lettered (reason: stalled): its lease expired more than maxStalledCount (${maxStalled}) times; a worker died or blocked past its lease`
-    : `${what} stalled (its worker died or blocked past its lease) and is ${state} again`;
+  const lost = 'a worker died or blocked past its lease';
+  let message: string;
+  if (dead) message = `${what} dead-lettered (reason: stalled): its lease expired more than maxStalledCount (${maxStalled}) times; ${lost}`;
+  else if (state === 'cancelled') message = `${what} stalled with a cancel pending and is cancelled (${lost})`;
+  else message = `${what} stalled (${lost}) and is ${state} again`;
   write(logger, at, message);
 }
 

@@ -2,6 +2,7 @@ import type { OwnershipMessage, SchedMessage, Unsubscribe } from '../notify/noti
 import type { ReapOutcome } from '../store/store.js';
 import type { Claimer } from './claimer.js';
 import { LeaseLostError } from './errors.js';
+import { logStalled } from './failure-log.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Promoter } from './promoter.js';
 import { Reaper } from './reaper.js';
@@ -52,7 +53,10 @@ export class Upkeep<Data, Result> {
       queue,
       intervalMs: o.stalledInterval,
       maxStalledCount: o.maxStalledCount,
-      onReaped: u.onReaped,
+      onReaped: (outcomes) => {
+        for (const { id, state } of outcomes) logStalled(o.logger, o.logFailures, queue, id, state, o.maxStalledCount);
+        u.onReaped(outcomes);
+      },
       onError: (err) => report(err, 'reaping expired leases failed'),
     });
     this.promoter = new Promoter({ store, queue, onError: (err) => report(err, 'promoting delayed jobs failed') });

@@ -22,7 +22,7 @@ import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } 
 import { describe } from './options.js';
 import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
-import { logFailure, logStalled } from './failure-log.js';
+import { logFailure } from './failure-log.js';
 
 /** Runs one job; what it returns is stored as the job's result (JSON). */
 export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
@@ -98,11 +98,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       claimer: this.claimer,
       slots: this.slots,
       running: () => this.state === 'running',
-      onReaped: (outcomes) =>
-        outcomes.forEach(({ id, state }) => {
-          logStalled(this.o.logger, this.o.logFailures, queue, id, state, this.o.maxStalledCount);
-          this.safeEmit('stalled', id, state);
-        }),
+      onReaped: (outcomes) => outcomes.forEach(({ id, state }) => this.safeEmit('stalled', id, state)),
       report: (err, context) => this.report(err, context),
     });
     if (this.o.autorun) void this.run().catch((err) => this.report(err, 'the worker could not start'));

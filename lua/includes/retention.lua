@@ -51,12 +51,12 @@ local function spool_drop_jobs(Q, ids, dead)
 end
 
 --[[
-  Most jobs one trim drops, per rule (count, age). It must exceed what one
-  call can add to an index (a worker's completion write is at most 128 jobs,
-  lib/engine/prefetch.ts MAX_WRITE_BATCH; bulk cancel and re-drive chunks are
-  smaller): at 100, 128-job completion batches grew a count-1000 index to
-  3,291 jobs over a 20,000-job run. Still bounded, so that lowering a
-  retention spec on a big index spreads the deletions over later calls.
+  Most jobs one trim drops, per rule (count, age). A single finish trims as
+  its job lands (excess 1), but a worker's completion write trims once for
+  up to 128 jobs (lib/engine/prefetch.ts MAX_WRITE_BATCH), so the bound must
+  exceed that: at 100, 128-job writes grew a count-1000 index to 3,291 jobs
+  over a 20,000-job run. Still bounded, so that lowering a retention spec on
+  a big index spreads the deletions over later calls.
 ]]
 local SPOOL_TRIM_MAX = 1000
 

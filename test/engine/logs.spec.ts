@@ -51,7 +51,7 @@ describe('worker logs', () => {
     expect(() => new Worker('q', async () => undefined, { store: h.store, logFailures: { deadd: 'warn' } as never })).toThrow('did you mean "dead"?');
   });
 
-  it('logs a job its worker abandoned: a debug line when it goes back to waiting, a warning when it is dead-lettered for stalling', async () => {
+  it('logs a job its worker abandoned: a warning when it is dead-lettered for stalling, a debug line when it goes back to waiting or is cancelled', async () => {
     const rec = logRecorder();
     const queue = h.queue('abandoned');
     const twice = await queue.add('render', {});
@@ -73,8 +73,20 @@ describe('worker logs', () => {
     await h.store.claim('abandoned-2', { count: 1, workerId: 'gone', lockMs: 30 });
     h.worker('abandoned-2', async (job) => void started.push(job.id), { logger: rec2.logger, maxStalledCount: 1, stalledInterval: 50 });
     await waitFor(() => started.includes(again.id), { message: 'the requeued job runs' });
-    expect(rec2.at('debug')).toEqual([`job ${again.id} of queue "abandoned-2" stalled (its worker died or blocked past its lease) and is waiting again`]);
+    expect(rec2.at('debug')).toEqual([`job ${again.id} of queue "abandoned-2" stalled (a worker died or blocked past its lease) and is waiting again`]);
     expect(rec2.at('warn')).toEqual([]);
+
+    // Cancelled while its worker was gone: the reaper finishes the cancel.
+    const rec3 = logRecorder();
+    const queue3 = h.queue('abandoned-3');
+    const asked = await queue3.add('render', {});
+    await h.store.claim('abandoned-3', { count: 1, workerId: 'gone', lockMs: 30 });
+    expect(await queue3.cancel(asked.id)).toBe('cancelling');
+    h.worker('abandoned-3', async (job) => void started.push(job.id), { logger: rec3.logger, stalledInterval: 50 });
+    await waitFor(() => rec3.at('debug').length === 1, { message: 'the stalled-and-cancelled line' });
+    expect(rec3.at('debug')).toEqual([`job ${asked.id} of queue "abandoned-3" stalled with a cancel pending and is cancelled (a worker died or blocked past its lease)`]);
+    expect((await queue3.getJob(asked.id))!.state).toBe('cancelled');
+    expect(started).not.toContain(asked.id);
   });
 
   it('says at shutdown what it waits for, and what it hands back', async () => {
