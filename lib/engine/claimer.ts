@@ -23,8 +23,8 @@ export interface ClaimerOptions {
  * when a claim comes back short, and wakes on a sched message only for the
  * slots the wake-hint budget grants it (seed 000), so N new jobs wake about N
  * workers. A wake-up heard while every slot was taken is answered as soon as
- * a claim comes back short: the job it announced may have been added after
- * that claim ran.
+ * a claim comes back short or a slot frees: the job it announced may have
+ * been added after that claim ran.
  */
 export class Claimer {
   /** Slots asked for by claims in flight. */
@@ -212,9 +212,19 @@ export class Claimer {
     this.fill();
   }
 
-  /** A slot was freed by a finished job. */
+  /**
+   * A slot was freed by a finished job. A wake-up heard while every slot was
+   * held (a reserve can fill them after a short claim) is answered here too:
+   * an idle worker's completions claim nothing, so no short claim would.
+   */
   slotFreed(): void {
-    if (this.idle) this.o.onEmpty();
-    else this.fill();
+    if (this.pendingWake) {
+      this.pendingWake = false;
+      this.wake();
+    } else if (this.idle) {
+      this.o.onEmpty();
+    } else {
+      this.fill();
+    }
   }
 }

@@ -79,6 +79,39 @@ describe('wake-ups', () => {
     expect(await queue.verify()).toEqual([]);
   });
 
+  it('answers a wake-up heard while a reserve held every slot of a worker that found the queue empty', async () => {
+    const queue = new Queue('held', { store });
+    await queue.addBulk([{ name: 'a', data: 'A' }, { name: 'b', data: 'B' }]);
+    const gates = new Map<string, () => void>();
+    const started: string[] = [];
+    const worker = new Worker('held', (job) => {
+      started.push(String(job.data));
+      return new Promise<void>((resolve) => gates.set(String(job.data), resolve));
+    }, { store, concurrency: 1, prefetch: 1, pollInterval: 600_000, logger: silentLogger });
+    workers.push(worker);
+    await worker.run();
+    await waitFor(() => gates.has('A'), { message: 'A to start' });
+    // A's completion claims B and one job for the reserve: it comes back short, so the worker
+    // is idle with its one slot held by B.
+    gates.get('A')!();
+    await waitFor(() => gates.has('B'), { message: 'B to start' });
+    // Listeners run in the order they subscribed: once this one hears C's wake-up, the worker has.
+    let heard = false;
+    const off = await store.notify.onScheduled((m) => void (m.queue === 'held' && m.kind === 'waiting' && (heard = true)));
+    try {
+      await queue.add('c', 'C');
+      await waitFor(() => heard, { message: "C's wake-up" });
+    } finally {
+      await off();
+    }
+    expect(started).toEqual(['A', 'B']);
+    gates.get('B')!();
+    await waitFor(() => gates.has('C'), { timeout: 3000, message: 'C to start once B freed the slot (poll interval 600 s)' });
+    gates.get('C')!();
+    await waitFor(async () => (await queue.getCounts()).completed === 3, { message: '3 completed' });
+    expect(await queue.verify()).toEqual([]);
+  });
+
   it('a busy queue publishes no wake-up per job (only idle workers are announced to)', async () => {
     const queue = new Queue('busy', { store });
     const before = await publishes(store);
