@@ -1,7 +1,7 @@
 import { parseFinished, parseOwnership, parseSched } from '../notify/messages.js';
 import type { Announcement, NotifyAdapter } from '../notify/notify-adapter.js';
 import { ReplyShapeError } from './errors.js';
-import type { RawReply } from './replies.js';
+import type { RawReply } from './reply-values.js';
 
 /**
  * The store's half of includes/announce: for a notify adapter that carries

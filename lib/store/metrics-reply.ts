@@ -1,5 +1,6 @@
 import { ReplyShapeError } from './errors.js';
-import { decodeHash, type RawReply } from './replies.js';
+import { decodeHash } from './replies.js';
+import type { RawReply } from './reply-values.js';
 import type { JobCounts, MetricsRecord, MinuteRecord } from './store.js';
 
 /** Duration buckets per minute: h0..h20 (at most 2^k ms) and h21 (longer); lua/includes/metrics. */

@@ -1,6 +1,7 @@
 import { indexKey, type QueueKeys } from './keys.js';
 import { ReplyShapeError } from './errors.js';
-import { decodeHash, decodeJob, type RawReply } from './replies.js';
+import { decodeHash, decodeJob } from './replies.js';
+import type { RawReply } from './reply-values.js';
 import type { ScriptName } from './scripts.js';
 import type { JobRecord, Page, PageIndex, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 

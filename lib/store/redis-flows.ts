@@ -4,7 +4,9 @@ import { decideFlow, decodeIntent, encodeIntent, FLOW_SWEEP_GRACE_MS, type FlowD
 import type { SpoolLogger } from '../logger.js';
 import type { QueueKeys } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
-import { decodeAddFlow, decodeChildDone, decodeCount, decodeHash, type RawReply } from './replies.js';
+import { decodeCount, decodeHash } from './replies.js';
+import { decodeAddFlow, decodeChildDone } from './flow-replies.js';
+import type { RawReply } from './reply-values.js';
 import { encodeNode } from './script-args.js';
 import type { ScriptName } from './scripts.js';
 import type { AddFlowOutcome, DeliverOutcome, NewFlowNode } from './store.js';

@@ -1,6 +1,9 @@
 import { indexKey, type QueueKeys } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
-import { decodeChildren, decodeFlag, decodeGroup, decodeHash, decodeJob, decodeLimits, decodeStrings, type RawReply } from './replies.js';
+import { decodeFlag, decodeHash, decodeJob, decodeStrings } from './replies.js';
+import { decodeChildren } from './flow-replies.js';
+import { decodeGroup, decodeLimits } from './limit-replies.js';
+import type { RawReply } from './reply-values.js';
 import type { ChildrenRecord, GroupState, JobRecord, JobState, QueueLimits } from './store.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { QueueKeys } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
-import { decodeHash, type RawReply } from './replies.js';
+import { decodeHash } from './replies.js';
+import type { RawReply } from './reply-values.js';
 import type { SchedulerRecord, SchedulerStore, SchedulerWrite } from './scheduler-store.js';
 import type { ScriptName } from './scripts.js';
 import type { NewJob } from './store.js';

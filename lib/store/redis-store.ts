@@ -13,8 +13,9 @@ import * as reads from './redis-reads.js';
 import {
   decodeAdd, decodeCancel, decodeClaim, decodeComplete, singleCompletion, decodeCount, decodeCounts, decodeExtend,
   decodeFail, decodeFlag, decodeLog, decodePromote, decodeReap,
-  decodeRelease, decodeRedrive, decodeRemove, decodeWatch, type RawReply,
+  decodeRelease, decodeRedrive, decodeRemove, decodeWatch,
 } from './replies.js';
+import type { RawReply } from './reply-values.js';
 import { addArgs, claimArgs, completeArgs, configureArgs, extendArgs, groupLimitArgs } from './script-args.js';
 import { ScriptRunner } from './script-runner.js';
 import { fixedKeys, SCRIPTS, type ScriptName } from './scripts.js';

@@ -1,10 +1,6 @@
 import type {
   AddBatchOutcome,
   AddOutcome,
-  AddFlowOutcome,
-  ChildFailure,
-  ChildRef,
-  ChildrenRecord,
   ClaimOutcome,
   CancelOutcome,
   CompleteOutcome,
@@ -12,55 +8,20 @@ import type {
   CompletionStatus,
   ExtendOutcome,
   FailOutcome,
-  DeliverOutcome,
-  GroupState,
   JobCounts,
   JobRecord,
   JobState,
   PromoteOutcome,
-  QueueLimits,
-  RateLimit,
   ReapOutcome,
   ReleaseOutcome,
   RedriveOutcome,
   RemoveOutcome,
 } from './store.js';
-import { CHILD_REF_SEPARATOR } from './keys.js';
 import { ReplyShapeError } from './errors.js';
-import { JOB_STATES } from './store.js';
+import { decodeChildRef } from './flow-replies.js';
+import { int, list, optionalInt, state, str, type RawReply } from './reply-values.js';
 
-/**
- * What the client gives back: Lua tables become arrays, false becomes null
- * (RESP2 and RESP3 alike). Plain HGETALL is a flat array over RESP2 and a map
- * (object) over RESP3, node-redis v6's default.
- */
-export type RawReply = string | number | null | RawReply[] | { readonly [field: string]: RawReply };
-
-function list(script: string, reply: RawReply): RawReply[] {
-  if (!Array.isArray(reply)) throw new ReplyShapeError(script, `expected an array, got ${typeof reply}`);
-  return reply;
-}
-
-function int(script: string, reply: RawReply | undefined): number {
-  const n = typeof reply === 'number' ? reply : Number(reply);
-  if (!Number.isFinite(n)) throw new ReplyShapeError(script, `expected a number, got ${String(reply)}`);
-  return n;
-}
-
-function str(reply: RawReply | undefined): string {
-  return typeof reply === 'string' ? reply : reply == null ? '' : String(reply);
-}
-
-function state(script: string, value: string): JobState {
-  if ((JOB_STATES as readonly string[]).includes(value)) return value as JobState;
-  throw new ReplyShapeError(script, `unknown job state "${value}"`);
-}
-
-function optionalInt(value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = Number(value);
-  return Number.isFinite(n) ? n : undefined;
-}
+/** Decoders of the scripts' replies into the Store's outcomes (flows: flow-replies.ts; limits: limit-replies.ts). */
 
 /** A hash reply as a record: a flat list (field, value, ...) from Lua or RESP2, or a RESP3 map. */
 export function decodeHash(reply: RawReply | undefined, offset = 0): Record<string, string> {
@@ -222,45 +183,6 @@ export function decodeCancel(reply: RawReply): CancelOutcome {
   }
 }
 
-/** A flow child reference as stored in a parent's sets: "queue\nid". */
-export function encodeChildRef(ref: ChildRef): string {
-  return `${ref.queue}${CHILD_REF_SEPARATOR}${ref.id}`;
-}
-
-export function decodeChildRef(raw: string): ChildRef {
-  const at = raw.indexOf(CHILD_REF_SEPARATOR);
-  if (at < 0) throw new ReplyShapeError('flow', `malformed child reference "${raw}"`);
-  return { queue: raw.slice(0, at), id: raw.slice(at + 1) };
-}
-
-export function decodeAddFlow(reply: RawReply, queue: string): AddFlowOutcome {
-  const r = list('flow-add', reply);
-  if (int('flow-add', r[0]) === 1) return { status: 'added', createdAt: int('flow-add', r[1]) };
-  return { status: 'duplicate', queue, id: str(r[1]) };
-}
-
-export function decodeChildren(pending: string[], results: Record<string, string>, failures: Record<string, string>): ChildrenRecord {
-  return {
-    pending: pending.map(decodeChildRef),
-    results: Object.entries(results).map(([ref, result]) => ({ child: decodeChildRef(ref), result })),
-    failures: Object.entries(failures).map(([ref, json]) => ({ child: decodeChildRef(ref), failure: decodeFailure(json) })),
-  };
-}
-
-function decodeFailure(json: string): ChildFailure {
-  try {
-    const f = JSON.parse(json) as Partial<ChildFailure>;
-    return {
-      state: f.state === 'cancelled' ? 'cancelled' : 'failed',
-      reason: String(f.reason ?? ''),
-      message: String(f.message ?? ''),
-      policy: f.policy === 'continue' || f.policy === 'ignore' || f.policy === 'remove' ? f.policy : 'fail',
-    };
-  } catch {
-    throw new ReplyShapeError('flow', `malformed child failure ${json}`);
-  }
-}
-
 export function decodeRedrive(reply: RawReply): RedriveOutcome {
   const r = list('redrive', reply);
   const code = int('redrive', r[0]);
@@ -312,57 +234,6 @@ export function decodeCounts(reply: RawReply): JobCounts {
   const out: Record<string, number> = {};
   COUNTED.forEach((name, i) => (out[name] = int('counts', r[i])));
   return out as JobCounts;
-}
-
-/** child-done: {1, parent state} when applied, {0, ...} when the parent was gone or had heard already. */
-export function decodeChildDone(reply: RawReply): DeliverOutcome {
-  const r = list('child-done', reply);
-  if (int('child-done', r[0]) !== 1) return { parentState: null };
-  const parent = str(r[1]);
-  return { parentState: parent === 'removed' ? null : state('child-done', parent) };
-}
-
-/** A rate limit as stored: "max,duration". */
-export function encodeRate(rate: RateLimit): string {
-  return `${rate.max},${rate.duration}`;
-}
-
-function decodeRate(value: RawReply | undefined): RateLimit | null {
-  if (value == null || value === '') return null;
-  const [max, duration] = str(value).split(',').map(Number);
-  return { max: max!, duration: duration! };
-}
-
-function optionalCount(value: RawReply | undefined): number | null {
-  return value == null || value === '' ? null : Number(value);
-}
-
-/** HMGET meta rl gcap grl mw mwg. */
-export function decodeLimits(reply: RawReply): QueueLimits {
-  const [rl, gcap, grl, mw, mwg, ev] = list('limits', reply);
-  return {
-    rateLimit: decodeRate(rl),
-    groupConcurrency: optionalCount(gcap),
-    groupRateLimit: decodeRate(grl),
-    maxWaiting: optionalCount(mw),
-    maxWaitingPerGroup: optionalCount(mwg),
-    // Only a configured stream setting is listed (absent: on, about 10,000 entries).
-    ...(typeof ev === 'string' && { events: ev === '0' ? false : { maxLen: Number(ev) } }),
-  };
-}
-
-/** HMGET group paused active cap rl, and ZCARD of the group's waiting jobs. */
-export function decodeGroup(id: string, fields: RawReply, waiting: RawReply): GroupState {
-  const [paused, active, cap, rl] = list('group', fields);
-  const rateLimit = decodeRate(rl);
-  return {
-    id,
-    waiting: int('group', waiting),
-    active: Number(active ?? 0),
-    paused: paused != null,
-    ...(cap != null && { concurrency: Number(cap) }),
-    ...(rateLimit && { rateLimit }),
-  };
 }
 
 /** A list of strings (LRANGE, SMEMBERS, ZRANGE). */

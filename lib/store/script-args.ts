@@ -1,4 +1,5 @@
-import { encodeChildRef, encodeRate } from './replies.js';
+import { encodeChildRef } from './flow-replies.js';
+import { encodeRate } from './limit-replies.js';
 import { DEFAULT_SPECS, type Completion, type Fetch, type GroupLimits, type Lease, type NewFlowNode, type NewJob, type QueueLimits } from './store.js';
 
 /**

@@ -1,7 +1,7 @@
 import { ErrorReply } from 'redis';
 import { RedisOutOfMemoryError, RedisUnavailableError, ScriptError } from './errors.js';
 import type { RedisClientLike } from './redis-client.js';
-import type { RawReply } from './replies.js';
+import type { RawReply } from './reply-values.js';
 import { loadScript, type LoadedScript } from './script-loader.js';
 import { SCRIPTS, type ScriptName } from './scripts.js';
 import type { ReplicaWait } from './replication.js';

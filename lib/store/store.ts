@@ -6,6 +6,8 @@ import type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuer
 export type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuery, PurgeStep, RedriveManyOutcome, StoredEvent, StreamInfo, EventReader } from './operations.js';
 import type { Completion, CompleteManyOutcome } from './completion.js';
 export type { Completion, CompletionStatus, CompleteManyOutcome } from './completion.js';
+import type { AddFlowOutcome, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode } from './flow-records.js';
+export type { AddFlowOutcome, ChildFailure, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode, StoredFailurePolicy } from './flow-records.js';
 
 /**
  * Where a job is. A job id is in exactly one of these indexes at a time.
@@ -58,43 +60,6 @@ export interface JobRecord {
   readonly traceContext?: string;
 }
 
-/** A job of a flow named across queues. */
-export interface ChildRef {
-  readonly queue: string;
-  readonly id: string;
-}
-
-/** What a dead child does to its parent (see child-done.lua). */
-export type StoredFailurePolicy = 'fail' | 'continue' | 'ignore' | 'remove';
-
-/** One node of a flow, validated and encoded by the engine; `children` are refs to other nodes of the same add. */
-export interface NewFlowNode {
-  readonly queue: string;
-  readonly job: NewJob;
-  readonly parent?: ChildRef & { readonly policy: StoredFailurePolicy };
-  readonly children: readonly ChildRef[];
-}
-
-export type AddFlowOutcome =
-  | { readonly status: 'added'; readonly createdAt: number }
-  /** `id` in `queue` already names a job: nothing of the flow was kept. */
-  | { readonly status: 'duplicate'; readonly queue: string; readonly id: string };
-
-/** A child as its parent saw it fail (failures are listed under their policy). */
-export interface ChildFailure {
-  readonly state: 'failed' | 'cancelled';
-  readonly reason: string;
-  readonly message: string;
-  readonly policy: StoredFailurePolicy;
-}
-
-/** A parent's view of its children: results and failures keyed by child ref. */
-export interface ChildrenRecord {
-  readonly pending: ChildRef[];
-  readonly results: { readonly child: ChildRef; readonly result: string }[];
-  readonly failures: { readonly child: ChildRef; readonly failure: ChildFailure }[];
-}
-
 export type RedriveOutcome =
   | { readonly status: 'redriven'; readonly state: JobState }
   | { readonly status: 'not-failed'; readonly state: JobState }
@@ -105,12 +70,6 @@ export type RemoveOutcome =
   | { readonly status: 'not-finished'; readonly state: JobState }
   | { readonly status: 'children-pending'; readonly pending: number }
   | { readonly status: 'unknown' };
-
-/** A parent notification still in an outbox: the child's outcome for its parent. */
-export interface DeliverOutcome {
-  /** The parent's state after applying it; null when nothing was pending or the parent is gone. */
-  readonly parentState: JobState | null;
-}
 
 /** A job to add, already validated and encoded by the engine. */
 export interface NewJob {

@@ -1,6 +1,7 @@
 import { indexKey, type QueueKeys } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
-import { decodeHash, type RawReply } from './replies.js';
+import { decodeHash } from './replies.js';
+import type { RawReply } from './reply-values.js';
 import { JOB_STATES } from './store.js';
 import { verifySchedulers } from './verify-schedulers.js';
 import { verifyDeadIndexes } from './verify-dead.js';

@@ -1,7 +1,8 @@
 import { Queue, type RedisStore } from '../../lib/index.js';
 import type { QueueKeys } from '../../lib/store/keys.js';
 import type { RedisClientLike } from '../../lib/store/redis-client.js';
-import { decodeHash, type RawReply } from '../../lib/store/replies.js';
+import { decodeHash } from '../../lib/store/replies.js';
+import type { RawReply } from '../../lib/store/reply-values.js';
 import { testStore } from '../helpers/store.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 

@@ -1,5 +1,7 @@
 import { ReplyShapeError } from '../../lib/store/errors.js';
-import { decodeAdd, decodeChildDone, decodeCounts, decodeHash, decodeJob, decodeLimits, decodeWatch } from '../../lib/store/replies.js';
+import { decodeAdd, decodeCounts, decodeHash, decodeJob, decodeWatch } from '../../lib/store/replies.js';
+import { decodeChildDone } from '../../lib/store/flow-replies.js';
+import { decodeLimits } from '../../lib/store/limit-replies.js';
 
 describe('reply decoding', () => {
   it('reads a hash from a flat RESP2 list and from a RESP3 map alike', () => {

@@ -1,0 +1,36 @@
+import type { JobState } from './store.js';
+import { ReplyShapeError } from './errors.js';
+import { JOB_STATES } from './store.js';
+
+/**
+ * What the client gives back: Lua tables become arrays, false becomes null
+ * (RESP2 and RESP3 alike). Plain HGETALL is a flat array over RESP2 and a map
+ * (object) over RESP3, node-redis v6's default.
+ */
+export type RawReply = string | number | null | RawReply[] | { readonly [field: string]: RawReply };
+
+export function list(script: string, reply: RawReply): RawReply[] {
+  if (!Array.isArray(reply)) throw new ReplyShapeError(script, `expected an array, got ${typeof reply}`);
+  return reply;
+}
+
+export function int(script: string, reply: RawReply | undefined): number {
+  const n = typeof reply === 'number' ? reply : Number(reply);
+  if (!Number.isFinite(n)) throw new ReplyShapeError(script, `expected a number, got ${String(reply)}`);
+  return n;
+}
+
+export function str(reply: RawReply | undefined): string {
+  return typeof reply === 'string' ? reply : reply == null ? '' : String(reply);
+}
+
+export function state(script: string, value: string): JobState {
+  if ((JOB_STATES as readonly string[]).includes(value)) return value as JobState;
+  throw new ReplyShapeError(script, `unknown job state "${value}"`);
+}
+
+export function optionalInt(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
