@@ -1,0 +1,147 @@
+import { placeShards } from './shard-placement.js';
+import { stderrLogger } from '../logger.js';
+import type { NotifyAdapter } from '../notify/notify-adapter.js';
+import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
+import { CommandConnection, type RedisConnection } from './command-connection.js';
+import { noteCarrier } from './announced.js';
+import { channels, keyCache, type Channels, type QueueKeys } from './keys.js';
+import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
+import { grantRedisAccess } from './redis-access.js';
+import { RedisFlows } from './redis-flows.js';
+import type { RawReply } from './reply-values.js';
+import { ScriptRunner } from './script-runner.js';
+import { fixedKeys, SCRIPTS, type ScriptName } from './scripts.js';
+import type { EventReader } from './store.js';
+import { RedisSchedulers } from './redis-schedulers.js';
+import { OutageLog } from './outage-log.js';
+import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type RedisStoreOptions } from './store-options.js';
+import { RedisEventReader } from './redis-events.js';
+import { scanQueueNames } from './scan-queues.js';
+import { ReplicaWait } from './replication.js';
+
+/**
+ * What RedisStore stands on: the command connection and its lifecycle, the
+ * notify adapter, key names, and running a script of lua/ for a queue (the
+ * channels and queue name every queue script takes, announcements carried
+ * to a notify adapter that is not Redis pub/sub). RedisStore adds the Store's
+ * operations on top.
+ */
+export class RedisStoreBase implements AsyncDisposable {
+  /** First part of every key's hash tag. */
+  readonly prefix: string;
+  readonly notify: NotifyAdapter;
+  readonly schedulers: RedisSchedulers = new RedisSchedulers({
+    run: (name, queue, args, id) => this.run(name, queue, args, id),
+    client: (what) => this.call(what),
+    keysOf: (queue) => this.keysOf(queue),
+  });
+  private readonly ownsNotify: boolean;
+  private readonly connection: CommandConnection;
+  private readonly runner: ScriptRunner;
+  private readonly channels: Channels;
+  protected readonly flows: RedisFlows;
+  private readonly keys: (queue: string) => QueueKeys;
+  /** Set when the notify adapter carries messages itself (not Redis pub/sub). */
+  private readonly carryNotes: ((script: string, raw: RawReply) => RawReply) | undefined;
+
+  /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
+  readonly outage: OutageLog;
+
+  /** `new RedisStore({ url, prefix })`; the older `new RedisStore({ url }, { prefix })` means the same. */
+  constructor(config: RedisStoreConfig);
+  constructor(connection: RedisConnection, options?: RedisStoreOptions);
+  constructor(first: RedisStoreConfig, options: RedisStoreOptions = {}) {
+    const config = resolveStoreConfig(first, options);
+    const prefix = config.prefix;
+    this.prefix = prefix;
+    this.keys = keyCache(prefix);
+    const logger = config.logger ?? stderrLogger;
+    this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
+    this.channels = channels(prefix);
+    this.runner = new ScriptRunner(() => this.command('script'), {
+      transientRetryMs: config.transientRetryMs,
+      ...(config.durability === 'replicated' && { replicaWait: new ReplicaWait(config.replicationTimeoutMs, logger) }),
+    });
+    this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage);
+    this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
+    grantRedisAccess(this, { command: (what) => this.command(what), keysOf: (queue) => this.keysOf(queue), flows: this.flows });
+    this.ownsNotify = config.notify === undefined;
+    this.notify =
+      config.notify ??
+      new RedisNotify({
+        schedChannel: this.channels.sched,
+        owlsChannel: this.channels.owls,
+        doneChannel: this.channels.done,
+        createSubscriber: () => this.command('subscribe').duplicate() as unknown as SubscriberClient,
+        logger,
+        onLost: (err) => this.outage.lost(`subscriber connection: ${err.message}`),
+      });
+    this.carryNotes = noteCarrier(this.notify);
+  }
+
+  /**
+   * Opens the command connection (when the store owns it) and checks the
+   * server. Without `{ wait: true }` an unreachable Redis fails at once with
+   * RedisUnavailableError. Idempotent.
+   */
+  connect(options: ConnectOptions = {}): Promise<void> {
+    return this.connection.connect(options.wait ?? false);
+  }
+
+  /** Closes what the store opened: its subscriber, and its client when it created it. Idempotent. */
+  async disconnect(): Promise<void> {
+    if (this.connection.closed) return;
+    this.outage.close();
+    await this.connection.stop();
+    if (this.ownsNotify) await this.notify.close();
+    await this.connection.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.disconnect();
+  }
+
+  /** The command connection; throws a clear error before connect() or after disconnect(). Tests reach it through redisAccess(). */
+  protected command(what: string): RedisClientLike {
+    return this.connection.get(what);
+  }
+
+  /** The physical queues of a queue sharded over `count` (placed once, then read back). */
+  placeShards(queue: string, count: number): Promise<readonly string[]> {
+    return placeShards(this.command('placing shards'), this.prefix, queue, count);
+  }
+
+  /** One PING round trip, in ms, for readiness checks; RedisUnavailableError (or StoreNotConnectedError) when it cannot answer. */
+  async ping(): Promise<number> {
+    const started = performance.now();
+    await this.call('ping()').sendCommand(['PING']);
+    return performance.now() - started;
+  }
+
+  /** The command connection for one of the store's own calls: Redis being unreachable surfaces as RedisUnavailableError. */
+  protected call(what: string): RedisClientLike {
+    return mappingUnavailable(this.command(what), what);
+  }
+
+  protected keysOf(queue: string): QueueKeys {
+    return this.keys(queue);
+  }
+
+  protected run(name: ScriptName, queue: string, args: readonly (string | number)[], jobId?: string, extraKeys: readonly string[] = []): Promise<RawReply> {
+    const descriptor = SCRIPTS[name];
+    const keys = fixedKeys(descriptor, this.keysOf(queue), jobId);
+    // No sched channel: the script collects its announcements for the adapter (includes/announce).
+    const carry = descriptor.queue && this.runner.announces(name) ? this.carryNotes : undefined;
+    const argv = descriptor.queue ? [this.carryNotes ? '' : this.channels.sched, this.channels.owls, queue, ...args] : args;
+    const reply = this.runner.run(name, keys, argv, extraKeys);
+    return carry ? reply.then((raw) => carry(name, raw)) : reply;
+  }
+
+  openEvents(queue: string): EventReader {
+    return new RedisEventReader(this.call('openEvents').duplicate(), this.keysOf(queue).events);
+  }
+
+  listQueues(): Promise<string[]> {
+    return scanQueueNames(this.command('listQueues'), this.prefix);
+  }
+}
