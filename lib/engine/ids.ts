@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32
+const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
 
 /**
  * Job ids: 26 characters, ULID layout (48-bit ms time + 80 random bits),
@@ -10,19 +11,25 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32
  */
 export class IdGenerator {
   private lastTime = -1;
-  /** encodeTime(lastTime): ids made in the same millisecond (a bulk) share it. */
-  private timePart = '';
   private readonly random = new Uint8Array(10);
+  /**
+   * The id's 26 ASCII characters, decoded to a string in one step: the time
+   * part (columns 0-9) is written once per millisecond, the random part per
+   * id. Built character by character, an id cost 26 intermediate strings,
+   * and a bulk add makes one per job.
+   */
+  private readonly chars = Buffer.alloc(26);
 
   next(now: number = Date.now()): string {
     if (now <= this.lastTime) {
       this.increment();
     } else {
       this.lastTime = now;
-      this.timePart = encodeTime(now);
+      encodeTime(now, this.chars);
       this.random.set(randomBytes(10));
     }
-    return this.timePart + encodeRandom(this.random);
+    encodeRandom(this.random, this.chars);
+    return this.chars.toString('latin1', 0, 26);
   }
 
   private increment(): void {
@@ -35,31 +42,30 @@ export class IdGenerator {
     }
     // 2^80 ids in one millisecond: move to the next one.
     this.lastTime += 1;
-    this.timePart = encodeTime(this.lastTime);
+    encodeTime(this.lastTime, this.chars);
   }
 }
 
-function encodeTime(time: number): string {
-  let out = '';
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[time % 32] + out;
+/** Columns 0-9: the time in ms, most significant first. */
+function encodeTime(time: number, out: Buffer): void {
+  for (let i = 9; i >= 0; i--) {
+    out[i] = CODES[time % 32]!;
     time = Math.floor(time / 32);
   }
-  return out;
 }
 
-function encodeRandom(bytes: Uint8Array): string {
-  let out = '';
+/** Columns 10-25: the 80 random bits, 5 per character. */
+function encodeRandom(bytes: Uint8Array, out: Buffer): void {
+  let at = 10;
   let buffer = 0;
   let bits = 0;
   for (const byte of bytes) {
     buffer = (buffer << 8) | byte;
     bits += 8;
     while (bits >= 5) {
-      out += ALPHABET[(buffer >> (bits - 5)) & 31];
+      out[at++] = CODES[(buffer >> (bits - 5)) & 31]!;
       bits -= 5;
     }
     buffer &= (1 << bits) - 1;
   }
-  return out;
 }

@@ -29,6 +29,13 @@ function decode<T>(text: string | undefined, field: string): Decoded<T | undefin
   }
 }
 
+/** `problems` with what `d` could not decode added (allocated only when there is one). */
+function withProblem(problems: string[] | undefined, d: Decoded<unknown> | undefined): string[] | undefined {
+  if (!d || d.ok) return problems;
+  (problems ??= []).push(d.problem);
+  return problems;
+}
+
 /**
  * A job as read from Redis: a snapshot, not a live object. Fields of stored
  * JSON that cannot be decoded are left undefined and named in `corruption`.
@@ -68,20 +75,21 @@ export class Job<Data = unknown, Result = unknown> {
    * `store` lets the job read its children and wait for its outcome.
    */
   constructor(readonly queueName: string, record: JobRecord, data?: { readonly value: Data }, store?: Store) {
-    const decodedData: Decoded<Data | undefined> = data ? { ok: true, value: data.value } : decode<Data>(record.data, 'data');
+    // A job just added has its data as given (no parse, no wrapper); a bulk add makes one Job per job.
+    const decodedData: Decoded<Data | undefined> | undefined = data ? undefined : decode<Data>(record.data, 'data');
     // A job added without options stores none (or '{}'): nothing to parse.
     const opts = record.opts === '{}' ? ABSENT : decode<StoredJobOptions>(record.opts, 'opts');
     const progress = decode<unknown>(record.progress, 'progress');
     const result = decode<Result>(record.result, 'result');
-    const problems: string[] = [];
-    for (const d of [decodedData, opts, progress, result]) if (!d.ok) problems.push(d.problem);
-    if (!record.name) problems.push('name is missing');
+    let problems = withProblem(withProblem(withProblem(withProblem(undefined, decodedData), opts), progress), result);
+    if (!record.name) (problems ??= []).push('name is missing');
 
     this.id = record.id;
     this.name = record.name;
-    this.data = (decodedData.ok ? decodedData.value : undefined) as Data;
+    this.data = (data ? data.value : decodedData!.ok ? decodedData!.value : undefined) as Data;
     // attempts comes from maxAttempts: jobs stored since the compact layout keep it out of opts.
-    this.opts = { attempts: record.maxAttempts, ...(opts.ok && opts.value && typeof opts.value === 'object' ? opts.value : {}) } as StoredJobOptions;
+    const stored = opts.ok && opts.value && typeof opts.value === 'object' ? opts.value : undefined;
+    this.opts = Object.assign({ attempts: record.maxAttempts }, stored) as StoredJobOptions;
     this.state = record.state;
     this.attempt = record.attempt;
     this.maxAttempts = record.maxAttempts;
@@ -98,7 +106,7 @@ export class Job<Data = unknown, Result = unknown> {
     this.cancelRequested = record.cancelRequested;
     if (record.group) this.group = record.group;
     if (record.parent) this.parent = record.parent;
-    if (problems.length) this.corruption = problems.join('; ');
+    if (problems) this.corruption = problems.join('; ');
     this.#store = store;
   }
 

@@ -8,7 +8,40 @@ import { InvalidArgumentError } from './errors.js';
  * enumerable properties), and objects with toJSON (Date becomes its ISO string).
  */
 export function assertJsonSafe(value: unknown, field: string): void {
-  walk(value, field, [], []);
+  if (!isFlat(value)) walk(value, field, [], []);
+}
+
+/**
+ * A primitive JSON keeps, or a plain object of them: most payloads, checked
+ * here without the walk's stacks (a bulk add checks one per job). Anything
+ * else, valid or not, is left to the walk, which names what is wrong.
+ */
+function isFlat(value: unknown): boolean {
+  if (!isSafePrimitive(value)) {
+    if (typeof value !== 'object' || value === null) return false;
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (Object.prototype.hasOwnProperty.call(record, key) && !isSafePrimitive(record[key])) return false;
+    }
+  }
+  return true;
+}
+
+function isSafePrimitive(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      return value === null;
+    default:
+      return false;
+  }
 }
 
 /**

@@ -31,7 +31,7 @@ import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
 import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
 import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
 import { readMetrics, type QueueMetrics } from './metrics.js';
-import { inProducerSpan } from './tracing.js';
+import { captureTraceContext, inProducerSpan } from './tracing.js';
 import { shardsOf, storeFor } from './shards.js';
 import { ADD_BATCH, AddBatcher } from './add-batcher.js';
 
@@ -105,15 +105,16 @@ export class Queue<Data = unknown, Result = unknown> {
   }
 
   private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
-    const prepared = await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`)));
-    const outcomes: AddOutcome[] = [];
+    const traceContext = captureTraceContext();
+    const prepared = (await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`, traceContext)))).map((p) => p.job);
+    let outcomes: readonly AddOutcome[] = [];
     // In order, so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten; one job joins this turn's call.
     for (let i = 0; i < prepared.length; i += ADD_BATCH) {
-      const reply = await this.adds.add(prepared.slice(i, i + ADD_BATCH).map((p) => p.job));
+      const reply = await this.adds.add(prepared.length <= ADD_BATCH ? prepared : prepared.slice(i, i + ADD_BATCH));
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
-      outcomes.push(...reply.jobs);
+      outcomes = i === 0 ? reply.jobs : outcomes.concat(reply.jobs);
     }
-    return outcomes.map((outcome, i) => addedJob<Data, Result>(this.name, this.store, outcome, prepared[i]!.job, jobs[i]!.data));
+    return outcomes.map((outcome, i) => addedJob<Data, Result>(this.name, this.store, outcome, prepared[i]!, jobs[i]!.data));
   }
 
   async getJob(id: string): Promise<Job<Data, Result> | null> {
@@ -351,8 +352,11 @@ export class Queue<Data = unknown, Result = unknown> {
     if (this.closed) throw new ClosedError(`${what}() on queue "${this.name}" after close()`);
   }
 
-  /** @internal Checks and encodes one job with this queue's defaults and validator (FlowProducer uses it too). */
-  prepare(job: BulkJob<Data>, at: string): Promise<{ job: NewJob }> {
-    return this.preparer.prepare(job, at);
+  /**
+   * @internal Checks and encodes one job with this queue's defaults and validator (FlowProducer uses it too);
+   * `traceContext`: the producer span's (taken once for a bulk), by default the active one.
+   */
+  prepare(job: BulkJob<Data>, at: string, traceContext: string | undefined = captureTraceContext()): Promise<{ job: NewJob }> {
+    return this.preparer.prepare(job, at, traceContext);
   }
 }

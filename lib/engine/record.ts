@@ -1,14 +1,14 @@
-import type { AddOutcome, JobRecord, NewJob, Store } from '../store/store.js';
+import type { AddOutcome, JobRecord, JobState, NewJob, Store } from '../store/store.js';
 import { Job } from './job.js';
 
 /** @internal The snapshot of a job just written (FlowProducer uses it too). */
-export function recordOf(job: NewJob, createdAt: number, runAt: number): JobRecord {
+export function recordOf(job: NewJob, createdAt: number, runAt: number, state: JobState = 'waiting'): JobRecord {
   return {
     id: job.id,
     name: job.name,
     data: job.data,
     opts: job.opts,
-    state: 'waiting',
+    state,
     attempt: 0,
     maxAttempts: job.maxAttempts,
     createdAt,
@@ -29,5 +29,5 @@ export function addedJob<Data, Result>(queue: string, store: Store, outcome: Add
     // The dedup window outlived its job: report the id the window names.
     return new Job<Data, Result>(queue, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, store);
   }
-  return new Job<Data, Result>(queue, { ...recordOf(sent, outcome.createdAt, outcome.runAt), state: outcome.state }, { value: data }, store);
+  return new Job<Data, Result>(queue, recordOf(sent, outcome.createdAt, outcome.runAt, outcome.state), { value: data }, store);
 }

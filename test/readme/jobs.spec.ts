@@ -59,6 +59,16 @@ describe('README: jobs as read back', () => {
     await h.queue('parents').cancel(tree.job.id);
   });
 
+  it('reads defaultJobOptions when the queue is created, and stores them on jobs added without options', async () => {
+    const defaults = { priority: 4, attempts: 2, removeOnComplete: 5 };
+    const queue = h.queue('read-once', { defaultJobOptions: defaults });
+    defaults.priority = 9;
+    const [plain, own] = await queue.addBulk([{ name: 'x', data: 1 }, { name: 'x', data: 2, opts: { attempts: 3 } }]);
+    expect(await queue.getJob(plain!.id)).toMatchObject({ priority: 4, maxAttempts: 2, data: 1 });
+    expect(await queue.getJob(own!.id)).toMatchObject({ priority: 4, maxAttempts: 3, data: 2 });
+    await Promise.all([queue.cancel(plain!.id), queue.cancel(own!.id)]);
+  });
+
   it("combines forRoot's and registerQueue's defaultJobOptions per option, the job's own winning", async () => {
     const app = await Test.createTestingModule({
       imports: [

@@ -5,6 +5,10 @@ describe('IdGenerator', () => {
     expect(new IdGenerator().next()).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
+  it('encodes the time as the ULID spec does (its example: 1469918176385 -> 01ARYZ6S41)', () => {
+    expect(new IdGenerator().next(1469918176385).slice(0, 10)).toBe('01ARYZ6S41');
+  });
+
   it('is strictly increasing within one process, even in one millisecond', () => {
     const gen = new IdGenerator();
     const ids = Array.from({ length: 5000 }, () => gen.next(1_700_000_000_000));
