@@ -46,7 +46,10 @@ export class WorkerProcess {
         clearTimeout(timer);
         resolve();
       });
-      child.once('exit', (code) => reject(new Error(`worker process exited with ${code} before it was ready`)));
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`worker process exited with ${code} before it was ready`));
+      });
     });
     return proc;
   }

@@ -25,7 +25,10 @@ async function startApp(config: Record<string, unknown>) {
         resolve();
       }
     });
-    void exited.then(({ code }) => reject(new Error(`Nest app process exited with ${code} before it was ready`)));
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`Nest app process exited with ${code} before it was ready`));
+    });
   });
   return { child, started, completed, exited };
 }

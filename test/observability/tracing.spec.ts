@@ -117,7 +117,11 @@ describe('OpenTelemetry traces across processes', () => {
         clearTimeout(timer);
         resolve(m);
       });
-      child.once('exit', (code) => code !== 0 && reject(new Error(`the fixture exited with ${code}`)));
+      child.once('exit', (code) => {
+        if (code === 0) return;
+        clearTimeout(timer);
+        reject(new Error(`the fixture exited with ${code}`));
+      });
     });
     expect(report).toEqual({ type: 'result', result: 'ran plain', tc: null, loaded: [] });
   });
