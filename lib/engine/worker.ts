@@ -2,39 +2,28 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { JobRecord, Lease } from '../store/store.js';
 import { Claimer } from './claimer.js';
-import { CorruptJobError, InvalidArgumentError, LeaseLostError, RateLimitedError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
+import { CorruptJobError, InvalidArgumentError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
 import type { ActiveJob } from './job.js';
 import { leaseWriter } from './lease-writer.js';
 import { validateQueueName } from './names.js';
-import { encodeResult, failureOf } from './outcome.js';
 import { persist } from './persist.js';
 import { Slots } from './slots.js';
 import { toError } from './to-error.js';
 import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
-import { WriteBatcher } from './write-batcher.js';
-import { MAX_WRITE_BATCH, Prefetch } from './prefetch.js';
+import { OutcomeWriter, type Outcome } from './outcome-writer.js';
+import { Prefetch } from './prefetch.js';
 import { closeWorker } from './worker-close.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
 import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
-import { logFailure } from './failure-log.js';
 
 /** Runs one job; what it returns is stored as the job's result (JSON). */
 export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
-
-/** A job whose handler returned, waiting for its completion to be written. */
-interface Finished<Data, Result> {
-  readonly held: HeldJob<Data, Result>;
-  readonly result: string;
-  readonly value: Result;
-}
-
-type Outcome<Result> = { readonly ok: true; readonly value: Result } | { readonly ok: false; readonly error: Error };
 
 /**
  * A pool running one queue's jobs: claims in batches, completes and claims the
@@ -56,8 +45,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly upkeep: Upkeep<Data, Result>;
   /** Handlers start one per event-loop turn unless a reserve is held (see TurnPacer for why). */
   private readonly pacer = new TurnPacer(() => this.prefetch.reserve() === 0);
-  /** Completions written together while an earlier write is out (group commit). */
-  private readonly completions: WriteBatcher<Finished<Data, Result>>;
+  /** Writes what became of each job: completions together, failures and throttles one by one. */
+  private readonly outcomes: OutcomeWriter<Data, Result>;
   /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
   private readonly prefetch: Prefetch;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -74,7 +63,6 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
     this.prefetch = new Prefetch(this.o.concurrency, this.o.prefetch);
-    this.completions = new WriteBatcher(() => this.prefetch.writesInFlight(), (batch) => this.writeCompletions(batch), MAX_WRITE_BATCH);
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;
     const queue = this.queueName;
@@ -85,7 +73,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
-      // Claims of their own fill running slots only; the reserve is topped up by completions' claims (below).
+      // Claims of their own fill running slots only; the reserve is topped up by completions' claims (OutcomeWriter).
       capacity: () => this.o.concurrency - this.slots.size,
       nameRoom: () => this.slots.room(),
       onClaimed: (records) => records.forEach((r) => this.take(r)),
@@ -99,6 +87,20 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       slots: this.slots,
       running: () => this.state === 'running',
       onReaped: (outcomes) => outcomes.forEach(({ id, state }) => this.safeEmit('stalled', id, state)),
+      report: (err, context) => this.report(err, context),
+    });
+    this.outcomes = new OutcomeWriter<Data, Result>({
+      queueName: queue,
+      options: this.o,
+      claimer: this.claimer,
+      slots: this.slots,
+      prefetch: this.prefetch,
+      promoter: this.upkeep.promoter,
+      running: () => this.state === 'running',
+      persist: (call) => this.persist(call),
+      freeSlot: (held, refill) => this.freeSlot(held, refill),
+      slotFreed: () => this.slotFreed(),
+      emit: (event, ...args) => this.safeEmit(event, ...args),
       report: (err, context) => this.report(err, context),
     });
     if (this.o.autorun) void this.run().catch((err) => this.report(err, 'the worker could not start'));
@@ -193,85 +195,11 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     held.clearTimer();
     this.endRun(held);
     this.prefetch.ran(held.ranMs);
-    held.writing = this.write(held, outcome).catch((err) => {
+    held.writing = this.outcomes.write(held, outcome).catch((err) => {
       this.report(err, `recording the outcome of job ${held.job.id} failed`);
       this.freeSlot(held);
     });
     return held.writing;
-  }
-
-  private async write(held: HeldJob<Data, Result>, outcome: Outcome<Result>): Promise<void> {
-    if (held.lost) {
-      this.freeSlot(held);
-      this.report(new LeaseLostError(held.job.id, 'the result'), 'a reaped job finished late');
-      return;
-    }
-    if (!outcome.ok) return this.writeFailure(held, outcome.error);
-    const encoded = encodeResult(outcome.value);
-    if (!encoded.ok) return this.writeFailure(held, encoded.error);
-    return this.writeCompletion(held, encoded.json, outcome.value);
-  }
-
-  /** Queued for the next completion write (WriteBatcher): jobs finishing while a write is out go together. */
-  private writeCompletion(held: HeldJob<Data, Result>, result: string, value: Result): Promise<void> {
-    return this.completions.push({ held, result, value });
-  }
-
-  /** Completes a batch and claims its slots' next jobs in one call; each job's token is checked on its own. */
-  private async writeCompletions(batch: readonly Finished<Data, Result>[]): Promise<void> {
-    // The batch's slots, and what the reserve lacks: only a busy worker (one completing jobs) claims for a reserve.
-    const topUp = this.prefetch.topUp(this.claimer.free());
-    const fetch = this.claimer.nextFetch(this.state === 'running', batch.length + topUp, this.slots.room(batch.map((d) => d.held.job.name)));
-    const completions = batch.map(({ held, result }) => ({ lease: held.lease, result, durationMs: held.ranMs }));
-    const reply = await this.persist(() => this.o.store.completeMany(this.queueName, completions, fetch)).finally(() => this.prefetch.toppedUp(topUp));
-    batch.forEach(({ held, value }, i) => {
-      this.freeSlot(held, false);
-      const s = reply.statuses[i]!;
-      const { job } = held;
-      if (s.status === 'completed' || (s.status === 'already' && s.state === 'completed')) this.safeEmit('completed', job, value);
-      else if (s.status === 'cancelled' || s.status === 'already') this.safeEmit('cancelled', job);
-      else this.report(new LeaseLostError(job.id, 'the result'), 'a job finished after losing its lease');
-    });
-    this.claimer.claimedWithCompletion(fetch, reply);
-    this.slotFreed();
-  }
-
-  private async writeFailure(held: HeldJob<Data, Result>, error: Error): Promise<void> {
-    if (error instanceof RateLimitedError) return this.writeThrottle(held, error);
-    const { job, lease } = held;
-    const failure = failureOf(job, error, this.o.backoffStrategy);
-    const reply = await this.persist(() => this.o.store.fail(this.queueName, lease, failure));
-    this.freeSlot(held, false);
-    if (reply.status === 'lost') {
-      this.report(new LeaseLostError(job.id, 'the failure'), 'a job failed after losing its lease');
-    } else if (reply.state === 'cancelled') {
-      this.safeEmit('cancelled', job);
-    } else {
-      if (reply.state === 'delayed') this.upkeep.promoter.arm(failure.retryDelay);
-      this.safeEmit('failed', job, error, reply.state === 'failed' ? 'dead' : 'retry');
-      logFailure(this.o.logger, this.o.logFailures, this.queueName, job, failure, reply.state === 'failed');
-    }
-    this.slotFreed();
-  }
-
-  /**
-   * The downstream said "too many": the job goes back to delayed without
-   * spending its attempt, and the whole queue starts nothing until then.
-   */
-  private async writeThrottle(held: HeldJob<Data, Result>, error: RateLimitedError): Promise<void> {
-    const { job, lease } = held;
-    const reply = await this.persist(() => this.o.store.throttle(this.queueName, lease, error.retryAfter));
-    this.freeSlot(held, false);
-    if (reply.status === 'lost') {
-      this.report(new LeaseLostError(job.id, 'the throttle'), 'a job was throttled after losing its lease');
-    } else if (reply.state === 'cancelled') {
-      this.safeEmit('cancelled', job);
-    } else {
-      this.upkeep.promoter.arm(error.retryAfter);
-      this.claimer.waitFor(error.retryAfter);
-      this.safeEmit('rateLimited', job, error.retryAfter);
-    }
-    this.slotFreed();
   }
 
   /**
