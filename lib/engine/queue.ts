@@ -25,8 +25,7 @@ import { addedJob, recordOf } from './record.js';
 
 export { recordOf };
 export type { BulkJob, PayloadValidator };
-import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from './flow-errors.js';
-import { cancelChildren } from './flow-ops.js';
+import { cancelOne, redriveOne, removeOne, type CancelResult } from './single-job-ops.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
 import type { SchedulerJob, SchedulerRepeat } from './scheduler-spec.js';
 import { Schedulers, type SchedulerInfo, type UpsertResult } from './schedulers.js';
@@ -52,8 +51,7 @@ export interface QueueOptions {
 
 const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate', 'shards'];
 
-/** What cancel() did: cancelled now, cancel requested from the running worker, job already finished, or no such job. */
-export type CancelResult = 'cancelled' | 'cancelling' | 'finished' | 'not-found';
+export type { CancelResult } from './single-job-ops.js';
 
 /**
  * The producer side of a queue: add, inspect, cancel, pause.
@@ -82,7 +80,7 @@ export class Queue<Data = unknown, Result = unknown> {
     this.adds = new AddBatcher(this.store, this.name);
     this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now());
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
-    this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => this.cancelJob(id));
+    this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => cancelOne(this.store, this.name, id));
   }
 
   /** Adds one job (the adds of one turn share a script call). With a jobId or dedup key that already names a job, returns that job instead. */
@@ -147,22 +145,7 @@ export class Queue<Data = unknown, Result = unknown> {
   /** Bulk: cancels these jobs, or the waiting (ungrouped) or delayed ones a filter names; resolves how many were cancelled or asked to stop. */
   cancel(target: BulkTarget<CancelFilter>): Promise<number>;
   cancel(target: string | BulkTarget<CancelFilter>): Promise<CancelResult | number> {
-    return typeof target === 'string' ? this.cancelJob(target) : this.many.cancel(target);
-  }
-
-  private async cancelJob(id: string): Promise<CancelResult> {
-    const outcome = await this.store.cancel(this.name, id);
-    await cancelChildren(this.store, outcome.children);
-    switch (outcome.status) {
-      case 'cancelled':
-        return 'cancelled';
-      case 'requested':
-        return 'cancelling';
-      case 'finished':
-        return 'finished';
-      case 'unknown':
-        return 'not-found';
-    }
+    return typeof target === 'string' ? cancelOne(this.store, this.name, target) : this.many.cancel(target);
   }
 
   /**
@@ -171,11 +154,8 @@ export class Queue<Data = unknown, Result = unknown> {
    * dead-lettered because of this child resumes waiting for it. Resolves the
    * job's new state; JobNotFailedError for a job that is not failed.
    */
-  async retry(id: string): Promise<JobState> {
-    const outcome = await this.store.redrive(this.name, id);
-    if (outcome.status === 'unknown') throw new JobNotFoundError(this.name, id);
-    if (outcome.status === 'not-failed') throw new JobNotFailedError(this.name, id, outcome.state);
-    return outcome.state;
+  retry(id: string): Promise<JobState> {
+    return redriveOne(this.store, this.name, id);
   }
 
   /** Same as retry(): re-drives a dead letter. */
@@ -220,18 +200,8 @@ export class Queue<Data = unknown, Result = unknown> {
    * still waiting or running, ChildrenPendingError for a flow parent whose
    * children are not all finished.
    */
-  async remove(id: string): Promise<boolean> {
-    const outcome = await this.store.remove(this.name, id);
-    switch (outcome.status) {
-      case 'removed':
-        return true;
-      case 'unknown':
-        return false;
-      case 'not-finished':
-        throw new JobNotFinishedError(this.name, id, outcome.state);
-      case 'children-pending':
-        throw new ChildrenPendingError(this.name, id, outcome.pending);
-    }
+  remove(id: string): Promise<boolean> {
+    return removeOne(this.store, this.name, id);
   }
 
   /** Resolves with the job's result once it completed; rejects with JobFailedError, JobCancelledError or WaitTimeoutError. */
