@@ -6,7 +6,7 @@ import { Job } from './job.js';
 import { validateQueueName } from './names.js';
 import { assertKnownKeys, assertPlainObject, checkOptions, describe } from '../common/validation.js';
 import { Queue, recordOf } from './queue.js';
-import { inProducerSpan } from './tracing.js';
+import { captureTraceContext, inProducerSpan } from './tracing.js';
 
 export interface FlowProducerOptions {
   readonly store: Store;
@@ -17,9 +17,11 @@ export interface FlowProducerOptions {
    * registerQueue(). Omitted: every queue allowed, plain defaults for those not registered.
    */
   readonly queues?: readonly Queue[];
+  /** With OpenTelemetry: a flow is added in one producer span whose context every node stores. Default true; false: no span, no context. */
+  readonly tracing?: boolean;
 }
 
-const OPTIONS: readonly (keyof FlowProducerOptions)[] = ['store', 'queues'];
+const OPTIONS: readonly (keyof FlowProducerOptions)[] = ['store', 'queues', 'tracing'];
 const NODE_KEYS = ['name', 'queueName', 'data', 'opts', 'failurePolicy', 'children'];
 
 /** A node checked and encoded, with where it sits in the tree (for errors and the reply). */
@@ -55,10 +57,15 @@ export class FlowProducer {
   private readonly implicit = new Map<string, Queue>();
   private readonly restricted: boolean;
   private closed = false;
+  private readonly tracing: boolean;
 
   constructor(options: FlowProducerOptions) {
     checkOptions<FlowProducerOptions>(options, OPTIONS, 'FlowProducer options');
     if (!options.store) throw new InvalidArgumentError('FlowProducer options.store', 'is required', 'pass a connected RedisStore');
+    if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
+      throw new InvalidArgumentError('FlowProducer options.tracing', `must be a boolean, got ${JSON.stringify(options.tracing)}`);
+    }
+    this.tracing = options.tracing ?? true;
     this.store = options.store;
     this.restricted = options.queues !== undefined;
     if (options.queues !== undefined) {
@@ -97,12 +104,12 @@ export class FlowProducer {
   async add(flow: FlowJob): Promise<JobNode> {
     if (this.closed) throw new ClosedError('add() on a closed FlowProducer');
     // With OpenTelemetry: one producer span; every node of the tree stores its context (lib/engine/tracing.ts).
-    return inProducerSpan(typeof flow?.queueName === 'string' ? flow.queueName : 'flow', 1, () => this.addTree(flow));
+    return inProducerSpan(typeof flow?.queueName === 'string' ? flow.queueName : 'flow', 1, () => this.addTree(flow), this.tracing);
   }
 
   private async addTree(flow: FlowJob): Promise<JobNode> {
     const ids = new Set<string>();
-    const root = await this.prepare(flow, 'flow', undefined, ids);
+    const root = await this.prepare(flow, 'flow', undefined, ids, captureTraceContext(this.tracing));
     const nodes: NewFlowNode[] = [];
     const collect = (p: Prepared): void => {
       nodes.push(p.node);
@@ -121,7 +128,8 @@ export class FlowProducer {
     this.closed = true;
   }
 
-  private async prepare(flow: FlowJob, at: string, parent: ChildRef | undefined, ids: Set<string>): Promise<Prepared> {
+  /** `traceContext`: the flow's producer span's, the same for every node. */
+  private async prepare(flow: FlowJob, at: string, parent: ChildRef | undefined, ids: Set<string>, traceContext: string | undefined): Promise<Prepared> {
     assertPlainObject(flow, at);
     assertKnownKeys(flow, NODE_KEYS, at);
     const queueName = validateQueueName(flow.queueName, `${at}.queueName`);
@@ -129,7 +137,7 @@ export class FlowProducer {
     if (flow.opts?.dedup !== undefined) {
       throw new InvalidArgumentError(`${at}.opts.dedup`, 'is not supported in a flow', 'give the node a jobId instead');
     }
-    const { job } = await queue.prepare({ name: flow.name, data: flow.data ?? null, opts: flow.opts }, `${at}.`);
+    const { job } = await queue.prepare({ name: flow.name, data: flow.data ?? null, opts: flow.opts }, `${at}.`, traceContext);
     const key = `${queueName}\n${job.id}`;
     if (ids.has(key)) throw new DuplicateJobIdError(`${at}.opts.jobId`, queueName, job.id, 'in-flow');
     ids.add(key);
@@ -149,7 +157,7 @@ export class FlowProducer {
     // A parent starts when its children are done: its own delay would only surprise.
     const nodeJob = children.length > 0 ? { ...job, delay: 0 } : job;
     const prepared: Prepared[] = [];
-    for (const [i, child] of children.entries()) prepared.push(await this.prepare(child, `${at}.children[${i}]`, self, ids));
+    for (const [i, child] of children.entries()) prepared.push(await this.prepare(child, `${at}.children[${i}]`, self, ids, traceContext));
     const node: NewFlowNode = {
       queue: queueName,
       job: nodeJob,

@@ -47,9 +47,11 @@ export interface QueueOptions {
    * QueueEvents of the queue must pass the same number. Default 1.
    */
   readonly shards?: number;
+  /** With OpenTelemetry: adds run in a producer span whose context the jobs store. Default true; false: no span, no context stored. */
+  readonly tracing?: boolean;
 }
 
-const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate', 'shards'];
+const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOptions', 'maxPayloadBytes', 'validate', 'shards', 'tracing'];
 
 export type { CancelResult } from './single-job-ops.js';
 
@@ -70,16 +72,21 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly many: DeadLetters<Data, Result>;
   private readonly adds: AddBatcher;
   private closed = false;
+  private readonly tracing: boolean;
 
   constructor(name: string, options: QueueOptions) {
     this.name = validateQueueName(name, 'Queue name');
     checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
+    if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
+      throw new InvalidArgumentError('Queue options.tracing', `must be a boolean, got ${JSON.stringify(options.tracing)}`);
+    }
+    this.tracing = options.tracing ?? true;
     this.store = storeFor(options.store, this.name, options.shards, 'Queue options.shards');
     this.base = options.store;
     this.adds = new AddBatcher(this.store, this.name);
     this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now());
-    this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.')).job);
+    this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.', captureTraceContext(this.tracing))).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => cancelOne(this.store, this.name, id));
   }
 
@@ -99,11 +106,11 @@ export class Queue<Data = unknown, Result = unknown> {
     this.assertOpen('addBulk');
     if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'must be an array of { name, data, opts }');
     // With OpenTelemetry: a producer span whose context every job stores (lib/engine/tracing.ts).
-    return inProducerSpan(this.name, jobs.length, () => this.write(jobs));
+    return inProducerSpan(this.name, jobs.length, () => this.write(jobs), this.tracing);
   }
 
   private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
-    const traceContext = captureTraceContext();
+    const traceContext = captureTraceContext(this.tracing);
     const prepared = (await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`, traceContext)))).map((p) => p.job);
     let outcomes: readonly AddOutcome[] = [];
     // In order, so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten; one job joins this turn's call.
@@ -324,9 +331,9 @@ export class Queue<Data = unknown, Result = unknown> {
 
   /**
    * @internal Checks and encodes one job with this queue's defaults and validator (FlowProducer uses it too);
-   * `traceContext`: the producer span's (taken once for a bulk), by default the active one.
+   * `traceContext`: what the job stores (captureTraceContext: the producer span's, taken once for a bulk).
    */
-  prepare(job: BulkJob<Data>, at: string, traceContext: string | undefined = captureTraceContext()): Promise<{ job: NewJob }> {
+  prepare(job: BulkJob<Data>, at: string, traceContext: string | undefined): Promise<{ job: NewJob }> {
     return this.preparer.prepare(job, at, traceContext);
   }
 }

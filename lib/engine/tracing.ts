@@ -11,7 +11,9 @@ import type * as OtelApi from '@opentelemetry/api';
  * dynamic import works from ESM and CommonJS builds alike); after that every
  * hook reads the cached module synchronously. Its globals (tracer provider,
  * propagator, context manager) live on globalThis, so the copy we load sees
- * what the app's SDK registered.
+ * what the app's SDK registered. `tracing: false` on a Queue, Worker or
+ * FlowProducer (or QueueModule.forRoot) turns the hooks of that object off:
+ * no span, no context stored, the API not even loaded by it.
  */
 type Api = typeof OtelApi;
 
@@ -47,9 +49,9 @@ export interface TracedJob {
   readonly traceContext?: string;
 }
 
-/** The active context as a carrier to store on a job (JSON), or undefined when there is none to carry. */
-export function captureTraceContext(): string | undefined {
-  const api = otel();
+/** The active context as a carrier to store on a job (JSON), or undefined when there is none to carry (or `traced` is false). */
+export function captureTraceContext(traced = true): string | undefined {
+  const api = traced ? otel() : null;
   if (!api) return undefined;
   const carrier: Record<string, string> = {};
   api.propagation.inject(api.context.active(), carrier);
@@ -60,7 +62,8 @@ export function captureTraceContext(): string | undefined {
  * Runs `send` (the add of `count` jobs) in a producer span, so the context the
  * jobs store is the span's: the consumer spans become its children.
  */
-export async function inProducerSpan<T>(queue: string, count: number, send: () => Promise<T>): Promise<T> {
+export async function inProducerSpan<T>(queue: string, count: number, send: () => Promise<T>, traced = true): Promise<T> {
+  if (!traced) return send();
   if (loaded === undefined) await load();
   const api = otel();
   if (!api) return send();
@@ -74,8 +77,9 @@ export async function inProducerSpan<T>(queue: string, count: number, send: () =
   return api.trace.getTracer(TRACER).startActiveSpan(`send ${queue}`, { kind: api.SpanKind.PRODUCER, attributes }, (span) => settle(api, span, send));
 }
 
-/** Runs a job's handler in a consumer span continuing the context the job carries. */
-export function inConsumerSpan<T>(queue: string, job: TracedJob, run: () => Promise<T> | T): Promise<T> | T {
+/** Runs a job's handler in a consumer span continuing the context the job carries (`traced` false: no span). */
+export function inConsumerSpan<T>(queue: string, job: TracedJob, run: () => Promise<T> | T, traced = true): Promise<T> | T {
+  if (!traced) return run();
   if (loaded === undefined) return load().then(() => inConsumerSpan(queue, job, run));
   const api = otel();
   if (!api) return run();

@@ -69,6 +69,8 @@ export interface WorkerOptions {
    * { dead?, retry? } with a level ('error' | 'warn' | 'log' | 'debug') or false each.
    */
   readonly logFailures?: boolean | FailureLogLevels;
+  /** With OpenTelemetry: run each handler in a consumer span continuing the producer's trace. Default true; false: no span. */
+  readonly tracing?: boolean;
 }
 
 export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'shards' | 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures'>> & {
@@ -98,6 +100,7 @@ const KNOWN: readonly (keyof WorkerOptions)[] = [
   'maxPayloadBytes',
   'logger',
   'logFailures',
+  'tracing',
 ];
 
 function ms(value: unknown, field: string, fallback: number): number {
@@ -118,6 +121,9 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     options.maxStalledCount === undefined ? 1 : options.maxStalledCount === 0 ? 0 : positiveInteger(options.maxStalledCount, 'Worker options.maxStalledCount');
   if (options.autorun !== undefined && typeof options.autorun !== 'boolean') {
     throw new InvalidArgumentError('Worker options.autorun', 'must be a boolean');
+  }
+  if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
+    throw new InvalidArgumentError('Worker options.tracing', `must be a boolean, got ${JSON.stringify(options.tracing)}`);
   }
   if (options.backoffStrategy !== undefined && typeof options.backoffStrategy !== 'function') {
     throw new InvalidArgumentError('Worker options.backoffStrategy', 'must be a function (attempt, error, jobName) => ms');
@@ -148,6 +154,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     maxPayloadBytes: ms(options.maxPayloadBytes, 'Worker options.maxPayloadBytes', 16 * 1024 * 1024),
     logger: options.logger ?? stderrLogger,
     logFailures: resolveFailureLog(options.logFailures, 'Worker options.logFailures'),
+    tracing: options.tracing ?? true,
   };
 }
 

@@ -182,7 +182,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (held.finishing) return;
     let outcome: Outcome<Result>;
     try {
-      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler) };
+      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler, this.o.tracing) };
     } catch (thrown) {
       outcome = { ok: false, error: toError(thrown) };
     }

@@ -16,7 +16,7 @@ export class ModuleFlowProducer extends FlowProducer {
     private readonly registry: QueueRegistry,
     private readonly connection: string,
   ) {
-    super({ store: connections.get(connection), queues: [] });
+    super({ store: connections.get(connection), queues: [], tracing: connections.options.tracing });
   }
 
   override add(flow: FlowJob): Promise<JobNode> {

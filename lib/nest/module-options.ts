@@ -59,6 +59,13 @@ export interface QueueModuleOptions {
    * @nats-io/transport-node and @nats-io/kv), for every connection.
    */
   readonly notify?: SpoolNotifyOptions;
+  /**
+   * With OpenTelemetry installed: producer spans for adds and flows, consumer
+   * spans for handlers, the trace context stored on jobs. Default true;
+   * false turns all of it off for every queue, worker and flow producer of
+   * the module (a processor's or `workers` tracing option still wins for workers).
+   */
+  readonly tracing?: boolean;
 }
 
 /** The notify transport of QueueModule.forRoot: NATS settings as NatsNotify takes them (its logger is Nest's). */
@@ -66,7 +73,7 @@ export interface SpoolNotifyOptions {
   readonly nats?: Omit<NatsNotifyOptions, 'logger'>;
 }
 
-const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers', 'notify'];
+const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers', 'notify', 'tracing'];
 /** The RedisStore's own keys (one shape for both), plus what only the module does. */
 const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis'];
 
@@ -151,6 +158,9 @@ export function validateModuleOptions(options: unknown): asserts options is Queu
     throw new SpoolBootstrapError(`${field}.workers`, 'must be an object of worker options');
   }
   if (options.notify !== undefined) checkNotify(options.notify, `${field}.notify`);
+  if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
+    throw new SpoolBootstrapError(`${field}.tracing`, `must be true or false, got ${JSON.stringify(options.tracing)}`);
+  }
 }
 
 function checkNotify(value: unknown, field: string): void {

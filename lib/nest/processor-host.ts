@@ -99,7 +99,8 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   private workerOptions(d: ProcessorDefinition) {
-    return { ...this.connections.options.workers, ...d.metadata.options };
+    const { tracing, workers } = this.connections.options;
+    return { ...(tracing !== undefined && { tracing }), ...workers, ...d.metadata.options };
   }
 
   private createWorker(d: ProcessorDefinition): Worker {

@@ -87,6 +87,7 @@ export class QueueRegistry implements OnApplicationShutdown {
           defaultJobOptions: defaults,
           maxPayloadBytes: registration.maxPayloadBytes,
           shards: registration.shards,
+          tracing: this.connections.options.tracing,
           validate: (jobName, data) => this.validate(registration.name, dtos, jobName, data),
         });
       } catch (err) {

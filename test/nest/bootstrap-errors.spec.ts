@@ -123,6 +123,7 @@ describe('bootstrap errors', () => {
     ['a bad named connection', { connection: { url: 'redis://127.0.0.1:1' }, connections: { analytics: { url: 'nope' } } }, 'QueueModule options.connections.analytics.url'],
     ['a non-boolean requireNoEviction', { connection: { url: 'redis://127.0.0.1:1', requireNoEviction: 'yes' } }, 'QueueModule options.connection.requireNoEviction must be true or false'],
     ['a negative transientRetryMs', { connection: { url: 'redis://127.0.0.1:1', transientRetryMs: -5 } }, 'QueueModule options.connection.transientRetryMs must be a whole number of ms'],
+    ['a non-boolean tracing', { connection: { url: 'redis://127.0.0.1:1' }, tracing: 'off' }, 'QueueModule options.tracing must be true or false'],
   ])('refuses module options with %s, naming the field', async (_what, options, message) => {
     const error = await bootstrapError({ imports: [QueueModule.forRoot(options as never)] });
     expect(error).toBeInstanceOf(SpoolBootstrapError);

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { FlowProducer, Queue, type RedisStore } from '../../lib/index.js';
+import { FlowProducer, Queue, Worker, type RedisStore } from '../../lib/index.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { startOtel } from '../fixtures/otel-sdk.mjs';
 import { redisUrl, testStore } from '../helpers/store.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
@@ -158,6 +159,38 @@ describe('OpenTelemetry traces across processes', () => {
     }
     expect(new Set(sends.map((s) => s.traceId)).size).toBe(3);
     expect(calls).toBe(1);
+  });
+
+  it('tracing: false on Queue, FlowProducer and Worker: no span and no stored context, with the SDK on', async () => {
+    const tc = async (queue: string, id: string): Promise<string | null> =>
+      (await commandOf(store, 'test').sendCommand(['HGET', keysOf(store, queue).job(id), 'tc'])) as string | null;
+    const off = new Queue('quiet', { store, tracing: false });
+    const on = new Queue('loud', { store });
+    const flows = new FlowProducer({ store, queues: [off], tracing: false });
+    const ran: string[] = [];
+    const worker = new Worker('quiet', async (job) => void ran.push(job.name), { store, tracing: false });
+    try {
+      const [quiet, loud, tree] = await otel.tracer.startActiveSpan('request', async (span) => {
+        const added = await Promise.all([off.add('plain', {}), on.add('traced', {}), flows.add({ name: 'parent', queueName: 'quiet', children: [{ name: 'child', queueName: 'quiet' }] })]);
+        span.end();
+        return added;
+      });
+      expect(await tc('quiet', quiet.id)).toBeNull();
+      expect(await tc('quiet', tree.job.id)).toBeNull();
+      expect(await tc('quiet', tree.children[0]!.job.id)).toBeNull();
+      // The control: the same call with tracing on stores the context.
+      expect(await tc('loud', loud.id)).not.toBeNull();
+      // Completed is written after the handler returned, so a consumer span would have ended by then.
+      await waitFor(async () => (await off.getCounts()).completed === 3, { message: 'the three quiet jobs to complete' });
+      expect(ran.sort()).toEqual(['child', 'parent', 'plain']);
+      const names = (otel.spans() as SpanView[]).map((s) => s.name);
+      expect(names.filter((n) => n.endsWith('quiet'))).toEqual([]);
+      expect(names).toContain('send loud');
+      expect(() => new Queue('q', { store, tracing: 'no' as unknown as boolean })).toThrow('Queue options.tracing must be a boolean');
+    } finally {
+      await worker.close();
+      await on.cancel((await on.getJobs('waiting'))[0]!.id);
+    }
   });
 
   it('stores no trace context when no span is active and the SDK is off', async () => {
