@@ -28,6 +28,7 @@ export function decodeNewJob(job: NewJob): MemNewJob {
     rc: retention(job.removeOnComplete),
     rf: retention(job.removeOnFail),
     ...(job.group !== undefined && job.group !== '' && { group: job.group }),
+    ...(job.traceContext !== undefined && { traceContext: job.traceContext }),
   };
 }
 

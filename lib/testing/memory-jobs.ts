@@ -33,6 +33,8 @@ export interface MemNewJob {
   readonly rc: Retention;
   readonly rf: Retention;
   readonly group?: string;
+  /** The producer's trace context (JSON carrier), handed to whoever claims the job (field tc in Redis). */
+  readonly traceContext?: string;
 }
 
 export function newJob(j: MemNewJob, now: number): MemJob {
@@ -40,6 +42,7 @@ export function newJob(j: MemNewJob, now: number): MemJob {
     id: j.id, name: j.name, data: j.data, opts: j.opts, state: 'waiting', attempt: 0, maxAttempts: j.maxAttempts,
     createdAt: now, deadline: j.deadline, priority: j.priority, lifo: j.lifo, stalled: 0, claims: 0, group: j.group,
     cancel: false, rc: j.rc, rf: j.rf, watched: false, logs: [], deps: new Set(), results: new Map(), failures: new Map(),
+    ...(j.traceContext !== undefined && { traceContext: j.traceContext }),
   };
 }
 

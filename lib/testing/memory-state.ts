@@ -38,6 +38,8 @@ export interface MemJob {
   /** The token that finished the last attempt (a retried call is answered idempotently). */
   finishedToken?: string;
   group?: string;
+  /** The producer's trace context (JSON carrier). */
+  readonly traceContext?: string;
   cancel: boolean;
   parent?: ChildRef & { readonly policy: StoredFailurePolicy };
   /** Score of its waiting place (kept so a job handed back returns to it). */
@@ -207,6 +209,7 @@ export function toRecord(job: MemJob): JobRecord {
     group: job.group,
     cancelRequested: job.cancel,
     ...(job.parent && { parent: { queue: job.parent.queue, id: job.parent.id } }),
+    ...(job.traceContext !== undefined && { traceContext: job.traceContext }),
   };
 }
 

@@ -21,6 +21,22 @@ export function recordCases(env: ContractEnv): void {
     });
   });
 
+  describe('trace context', () => {
+    it('stores the producer context a job was added with and hands it to the claim and to reads', async () => {
+      const q = queue('traced');
+      const s = env.store();
+      const carrier = JSON.stringify({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+      const { job } = await q.prepare({ name: 'x', data: 1 }, '', carrier);
+      const plain = (await q.prepare({ name: 'y', data: 2 }, '', undefined)).job;
+      await s.add('traced', [job, plain]);
+      expect((await s.getJob('traced', job.id))?.traceContext).toBe(carrier);
+      expect((await s.getJob('traced', plain.id))?.traceContext).toBeUndefined();
+      const claimed = await s.claim('traced', { count: 2, workerId: 'w', lockMs: 30_000, nameRoom: [] });
+      expect(claimed.jobs.map((r) => [r.id, r.traceContext])).toEqual([[job.id, carrier], [plain.id, undefined]]);
+      for (const r of claimed.jobs) await s.release('traced', { id: r.id, token: r.token! });
+    });
+  });
+
   describe('reads and removal', () => {
     it('counts every state, lists ids oldest first, removes only finished jobs', async () => {
       const q = queue('reads');
