@@ -1,7 +1,9 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
-import { getQueueToken, QueueDashboardModule, SpoolBootstrapError, type Queue } from '../../lib/index.js';
+import { getQueueToken, QueueDashboardModule, QueueModule, SpoolBootstrapError, type Queue } from '../../lib/index.js';
+import { redisUrl, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { createHost, csrfOf, HeaderGuard } from './fixture.js';
 
@@ -28,6 +30,37 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
       const { cookie } = csrfOf(page);
       await http.post('/ops/queues/default/mail/actions').set('cookie', cookie).send({ action: 'pause' }).expect(403);
       expect(await app.get<Queue>(getQueueToken('mail')).isPaused()).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('shows a sharded queue once, whole: one overview row, every shard\'s jobs on its page', async () => {
+    @Module({})
+    class ShardedHost {}
+    const app = await NestFactory.create(
+      {
+        module: ShardedHost,
+        imports: [
+          QueueModule.forRoot({ connection: { url: redisUrl(), prefix: uniquePrefix('dash-shards') } }),
+          QueueModule.registerQueue({ name: 'orders', shards: 3 }),
+          QueueDashboardModule.forRoot({ path: '/ops', readOnly: true }),
+        ],
+      },
+      { logger: ['error'] },
+    );
+    await app.init();
+    try {
+      const orders = app.get<Queue>(getQueueToken('orders'));
+      const jobs = await orders.addBulk(Array.from({ length: 9 }, (_, i) => ({ name: 'ship', data: i, opts: { delay: 60_000 } })));
+      const http = request(app.getHttpServer());
+      const overview = await http.get('/ops').expect(200);
+      expect(overview.text).toContain('>orders</a>');
+      expect(overview.text).not.toContain('orders~');
+      const page = await http.get('/ops/default/orders?state=delayed').expect(200);
+      for (const job of jobs) expect(page.text).toContain(`/ops/default/orders/jobs/${job.id}`);
+      await http.get(`/ops/default/orders/jobs/${jobs[4]!.id}`).expect(200);
+      expect(await orders.cancel({ filter: { state: 'delayed', name: 'ship' } })).toBe(9);
     } finally {
       await app.close();
     }
