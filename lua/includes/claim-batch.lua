@@ -1,7 +1,7 @@
 --[[
   claim-batch: waiting -> active for up to `count` jobs, each under a fresh
   lease token (<workerId>:<claim number>).
-  Order: the ungrouped jobs and the groups of the ring take turns (the
+  Order (includes/claim-pop): the ungrouped jobs and the groups of the ring take turns (the
   ungrouped jobs count as one more group: they take a turn once every group
   in the ring had one since their last, meta rr); inside each, strict priority then
   FIFO/LIFO. A group that can take no more after a claim (cap reached, rate
@@ -24,6 +24,7 @@
 --- @include "includes/finish"
 --- @include "includes/metrics"
 --- @include "includes/limits"
+--- @include "includes/claim-pop"
 
 --[[
   Cost: the queue-wide checks are paid once per call; per claimed job the
@@ -32,11 +33,6 @@
   at the end; active-index entries are added by one ZADD, and the active
   events go as one stream entry (includes/events).
 ]]
-
--- Per-call state of a claim: cached meta fields and the counters written at the end.
-local function spool_claim_state(Q, m)
-  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, events = {}, ringLen = nil, buffer = nil, at = 1 }
-end
 
 local SPOOL_ACTIVE_FIELDS = { 'jobId', 'attempt' }
 
@@ -55,117 +51,6 @@ local function spool_claim_flush(Q, C)
     redis.call('ZADD', Q.active, unpack(C.active))
   end
   spool_events(Q, 'active', SPOOL_ACTIVE_FIELDS, C.events)
-end
-
--- The next ungrouped job (id, score): popped `want` at a time when no group can interleave.
-local function spool_pop_wait(Q, C, want)
-  local buffered = C.buffer and C.at <= #C.buffer
-  if buffered or (C.ringLen == 0 and want > 1) then
-    if not buffered then
-      C.buffer = redis.call('ZPOPMIN', Q.wait, want)
-      C.at = 1
-    end
-    local id, score = C.buffer[C.at], C.buffer[C.at + 1]
-    if not id then
-      return nil
-    end
-    C.at = C.at + 2
-    return id, score
-  end
-  local top = redis.call('ZPOPMIN', Q.wait)
-  return top[1], top[2]
-end
-
--- Puts back ungrouped jobs popped ahead but not used (the batch ended early).
-local function spool_unpop(Q, C)
-  if C.buffer and C.at <= #C.buffer then
-    local back = {}
-    for i = C.at, #C.buffer, 2 do
-      back[#back + 1] = C.buffer[i + 1]
-      back[#back + 1] = C.buffer[i]
-    end
-    redis.call('ZADD', Q.wait, unpack(back))
-    C.buffer = nil
-  end
-end
-
--- Takes a group out of the ring.
-local function spool_ring_remove(Q, C, gid)
-  C.ringLen = C.ringLen - redis.call('LREM', Q.ring, -1, gid)
-end
-
---[[
-  The next waiting job in turn: id, score and, for a grouped job, a table
-  with its group's state (gid, source zset, ...); nil when none is left.
-  `want`: jobs still wanted. Ungrouped jobs come from Q.wait.
-]]
-local function spool_pop(Q, C, now, want)
-  if C.ringLen == nil then
-    C.ringLen = redis.call('LLEN', Q.ring)
-  end
-  -- rr: turns the groups took since the ungrouped jobs' last one. Once every
-  -- group in the ring had its turn, the ungrouped jobs take theirs.
-  if C.ringLen > 0 and (C.rr < C.ringLen or redis.call('ZCARD', Q.wait) == 0) then
-    for _ = 1, C.ringLen do
-      local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
-      local gkey = spool_group_key(Q, gid)
-      local g = redis.call('HMGET', gkey, 'paused', 'active', 'cap', 'rl', 'rlw', 'rln')
-      local cap = spool_group_cap(Q, g[3])
-      local active = tonumber(g[2]) or 0
-      local allowance, reopen, fresh = spool_window(g[4] or C.grl, g[5], g[6], now)
-      if g[1] or (cap > 0 and active >= cap) then
-        spool_ring_remove(Q, C, gid)
-        redis.call('HDEL', gkey, 'sched')
-      elseif allowance <= 0 then
-        spool_ring_remove(Q, C, gid)
-        redis.call('ZADD', Q.glimited, reopen, gid)
-      else
-        local gwait = spool_group_wait(Q, gid)
-        local top = redis.call('ZPOPMIN', gwait)
-        if top[1] then
-          C.gw = C.gw - 1
-          if C.rr < C.ringLen then
-            C.rr = C.rr + 1
-            C.rrUsed = true
-          end
-          return top[1], top[2], { gid = gid, source = gwait, gkey = gkey,
-            cap = cap, active = active, allowance = allowance, reopen = reopen, fresh = fresh,
-            rated = (g[4] or C.grl) ~= nil }
-        end
-        spool_ring_remove(Q, C, gid)
-        redis.call('HDEL', gkey, 'sched')
-      end
-      if C.ringLen == 0 then
-        break
-      end
-    end
-  end
-  local id, score = spool_pop_wait(Q, C, want)
-  if id and C.rr ~= 0 then
-    C.rr = 0
-    C.rrUsed = true
-  end
-  return id, score
-end
-
--- A grouped job was started: count it, and take the group out of the ring if it can take no more.
-local function spool_group_started(Q, C, pick, now)
-  redis.call('HINCRBY', pick.gkey, 'active', 1)
-  local left = pick.allowance - 1
-  if pick.rated then
-    if pick.fresh then
-      redis.call('HSET', pick.gkey, 'rlw', now, 'rln', 1)
-    else
-      redis.call('HINCRBY', pick.gkey, 'rln', 1)
-    end
-  end
-  if left <= 0 then
-    spool_ring_remove(Q, C, pick.gid)
-    redis.call('ZADD', Q.glimited, pick.reopen, pick.gid)
-  elseif (pick.cap > 0 and pick.active + 1 >= pick.cap) or redis.call('ZCARD', pick.source) == 0 then
-    spool_ring_remove(Q, C, pick.gid)
-    redis.call('HDEL', pick.gkey, 'sched')
-  end
 end
 
 --[[

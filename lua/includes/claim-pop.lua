@@ -1,0 +1,127 @@
+--[[
+  claim-pop: which waiting job a claim takes next. The ungrouped jobs
+  (Q.wait) and the groups of the ring take turns (meta rr counts the
+  groups' turns since the ungrouped jobs' last one); a group that is paused,
+  at its cap, out of its rate window or empty leaves the ring as it is met.
+  Ungrouped jobs are popped several at a time when no group can interleave,
+  and the ones not used go back (spool_unpop). The per-call state `C`
+  (spool_claim_state) carries the counters claim-batch writes once at the end.
+]]
+--- @include "includes/groups"
+--- @include "includes/limits"
+
+-- Per-call state of a claim: cached meta fields and the counters written at the end.
+local function spool_claim_state(Q, m)
+  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, events = {}, ringLen = nil, buffer = nil, at = 1 }
+end
+
+-- The next ungrouped job (id, score): popped `want` at a time when no group can interleave.
+local function spool_pop_wait(Q, C, want)
+  local buffered = C.buffer and C.at <= #C.buffer
+  if buffered or (C.ringLen == 0 and want > 1) then
+    if not buffered then
+      C.buffer = redis.call('ZPOPMIN', Q.wait, want)
+      C.at = 1
+    end
+    local id, score = C.buffer[C.at], C.buffer[C.at + 1]
+    if not id then
+      return nil
+    end
+    C.at = C.at + 2
+    return id, score
+  end
+  local top = redis.call('ZPOPMIN', Q.wait)
+  return top[1], top[2]
+end
+
+-- Puts back ungrouped jobs popped ahead but not used (the batch ended early).
+local function spool_unpop(Q, C)
+  if C.buffer and C.at <= #C.buffer then
+    local back = {}
+    for i = C.at, #C.buffer, 2 do
+      back[#back + 1] = C.buffer[i + 1]
+      back[#back + 1] = C.buffer[i]
+    end
+    redis.call('ZADD', Q.wait, unpack(back))
+    C.buffer = nil
+  end
+end
+
+-- Takes a group out of the ring.
+local function spool_ring_remove(Q, C, gid)
+  C.ringLen = C.ringLen - redis.call('LREM', Q.ring, -1, gid)
+end
+
+--[[
+  The next waiting job in turn: id, score and, for a grouped job, a table
+  with its group's state (gid, source zset, ...); nil when none is left.
+  `want`: jobs still wanted. Ungrouped jobs come from Q.wait.
+]]
+local function spool_pop(Q, C, now, want)
+  if C.ringLen == nil then
+    C.ringLen = redis.call('LLEN', Q.ring)
+  end
+  -- rr: turns the groups took since the ungrouped jobs' last one. Once every
+  -- group in the ring had its turn, the ungrouped jobs take theirs.
+  if C.ringLen > 0 and (C.rr < C.ringLen or redis.call('ZCARD', Q.wait) == 0) then
+    for _ = 1, C.ringLen do
+      local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
+      local gkey = spool_group_key(Q, gid)
+      local g = redis.call('HMGET', gkey, 'paused', 'active', 'cap', 'rl', 'rlw', 'rln')
+      local cap = spool_group_cap(Q, g[3])
+      local active = tonumber(g[2]) or 0
+      local allowance, reopen, fresh = spool_window(g[4] or C.grl, g[5], g[6], now)
+      if g[1] or (cap > 0 and active >= cap) then
+        spool_ring_remove(Q, C, gid)
+        redis.call('HDEL', gkey, 'sched')
+      elseif allowance <= 0 then
+        spool_ring_remove(Q, C, gid)
+        redis.call('ZADD', Q.glimited, reopen, gid)
+      else
+        local gwait = spool_group_wait(Q, gid)
+        local top = redis.call('ZPOPMIN', gwait)
+        if top[1] then
+          C.gw = C.gw - 1
+          if C.rr < C.ringLen then
+            C.rr = C.rr + 1
+            C.rrUsed = true
+          end
+          return top[1], top[2], { gid = gid, source = gwait, gkey = gkey,
+            cap = cap, active = active, allowance = allowance, reopen = reopen, fresh = fresh,
+            rated = (g[4] or C.grl) ~= nil }
+        end
+        spool_ring_remove(Q, C, gid)
+        redis.call('HDEL', gkey, 'sched')
+      end
+      if C.ringLen == 0 then
+        break
+      end
+    end
+  end
+  local id, score = spool_pop_wait(Q, C, want)
+  if id and C.rr ~= 0 then
+    C.rr = 0
+    C.rrUsed = true
+  end
+  return id, score
+end
+
+-- A grouped job was started: count it, and take the group out of the ring if it can take no more.
+local function spool_group_started(Q, C, pick, now)
+  redis.call('HINCRBY', pick.gkey, 'active', 1)
+  local left = pick.allowance - 1
+  if pick.rated then
+    if pick.fresh then
+      redis.call('HSET', pick.gkey, 'rlw', now, 'rln', 1)
+    else
+      redis.call('HINCRBY', pick.gkey, 'rln', 1)
+    end
+  end
+  if left <= 0 then
+    spool_ring_remove(Q, C, pick.gid)
+    redis.call('ZADD', Q.glimited, pick.reopen, pick.gid)
+  elseif (pick.cap > 0 and pick.active + 1 >= pick.cap) or redis.call('ZCARD', pick.source) == 0 then
+    spool_ring_remove(Q, C, pick.gid)
+    redis.call('HDEL', pick.gkey, 'sched')
+  end
+end
