@@ -4,7 +4,7 @@ import { groupOf, parkedOf, toRecord, type MemGroup } from './memory-state.js';
 import { emit } from './memory-events.js';
 import { metricDead } from './memory-metrics.js';
 
-/** A grouped job's group as the claim found it (claim-batch's `pick`). */
+/** A grouped job's group as the claim found it (includes/claim-pop's `pick`). */
 interface Pick {
   readonly gid: string;
   readonly g: MemGroup;
@@ -32,7 +32,7 @@ function ringRemove(ctx: Ctx, gid: string): void {
 }
 
 /**
- * spool_pop: the next waiting job in turn. The ungrouped jobs take a turn
+ * includes/claim-pop spool_pop: the next waiting job in turn. The ungrouped jobs take a turn
  * once every group in the ring had one since their last (meta rr).
  */
 function pop(ctx: Ctx, grouped: boolean): Popped | undefined {
