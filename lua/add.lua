@@ -35,6 +35,9 @@
   or, when the new waiting jobs would pass maxWaiting (meta mw) or
   maxWaitingPerGroup (meta mwg), nothing is written and it returns
     {-1, limit, group ('' for the whole queue)}
+  Pushes: new waiting jobs go straight to the idle worker named by its last
+  claim (includes/push): claimed here for it (events active) and published
+  on its channel; the rest wake idle workers.
   Publishes: sched 'w:<queue>' when a worker is idle (wake), 'd:<ms>:<queue>'
   when a new delayed job is the earliest due.
 
@@ -61,6 +64,7 @@
 --- @include "includes/place"
 --- @include "includes/wake"
 --- @include "includes/events"
+--- @include "includes/push-jobs"
 
 local Q = spool_queue()
 local DEDUP_PREFIX = string.sub(Q.jobPrefix, 1, -6) .. ':dedup:' -- jobPrefix is {prefix:queue}:job:
@@ -326,6 +330,8 @@ spool_events(Q, 'added', {'jobId', 'name', 'state'}, addedEvents)
 if delayedEvents then
   spool_events(Q, 'delayed', {'jobId', 'delay', 'runAt'}, delayedEvents)
 end
+-- An idle worker that listens for pushes gets its share now, leased in this call (includes/push).
+woken = woken - spool_push(Q, woken, now)
 spool_wake(Q, woken)
 if earliestId then
   spool_announce_delayed(Q, earliestId, earliestDue - now)

@@ -11,7 +11,11 @@
   ARGV[7] woken: '1' when woken by a sched message: spend the wake-hint budget first and
           claim only the slots it grants (in the same call, to save a
           round trip); '0': claim `count`
-  ARGV[8..] name, room pairs: take at most `room` jobs of that name (0: step
+  ARGV[8] push slots: the worker listens for pushes and has this many running
+          slots free for this claim's jobs; one that comes back with fewer
+          names it for the next add's push, for the rest (includes/push).
+          0: not pushable
+  ARGV[9..] name, room pairs: take at most `room` jobs of that name (0: step
             over them; the worker runs that name at its cap)
 
   Returns {waitMs, job hashes...}: the claimed jobs (flat field/value lists,
@@ -25,6 +29,6 @@
 
 local Q = spool_queue()
 local reply = {0}
-local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_room(8), ARGV[7] == '1', reply)
+local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), spool_now(), spool_name_room(9), ARGV[7] == '1', reply, tonumber(ARGV[8]))
 reply[1] = waitMs
 return reply

@@ -11,8 +11,9 @@
   ARGV[4] worker id (as in claim)
   ARGV[5] count: how many next jobs to claim (0 = none)
   ARGV[6] lease duration ms
-  ARGV[7] number of jobs n
-  ARGV[8..] 4 per job: job id, lease token, result (JSON), handler duration ms
+  ARGV[7] push slots (as in claim: the worker's running slots free for the next claim once these jobs are done)
+  ARGV[8] number of jobs n
+  ARGV[9..] 4 per job: job id, lease token, result (JSON), handler duration ms
             (counted in the minute's metrics; '' = not measured);
             then name, room pairs for the next claim (see claim)
 
@@ -29,8 +30,8 @@
 --- @include "includes/complete-batch"
 
 local Q = spool_queue()
-local FIRST_JOB_ARG = 8
-local n = tonumber(ARGV[7])
+local FIRST_JOB_ARG = 9
+local n = tonumber(ARGV[8])
 local now = spool_now()
 local reply = {0, n}
 local B = spool_complete_state(now)
@@ -42,6 +43,6 @@ for i = 0, n - 1 do
 end
 spool_complete_flush(Q, B, now)
 
-local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), now, spool_name_room(FIRST_JOB_ARG + n * 4), false, reply)
+local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), now, spool_name_room(FIRST_JOB_ARG + n * 4), false, reply, tonumber(ARGV[7]))
 reply[1] = waitMs
 return reply

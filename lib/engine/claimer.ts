@@ -8,6 +8,8 @@ export interface ClaimerOptions {
   readonly workerId: string;
   readonly lockMs: number;
   readonly batch: number;
+  /** The worker hears pushes (Store.onPushed): sent with every claim (Fetch.pushable). */
+  readonly pushable: () => boolean;
   /** Slots not taken by held jobs. */
   readonly capacity: () => number;
   /** Capped job names and how many more of each a claim may take (see NameCaps). */
@@ -51,15 +53,30 @@ export class Claimer {
    * What completions claim for the `slots` they free (complete-and-claim-next,
    * one round trip): a job each, none when the worker is closing (`open`
    * false) or the queue looked empty. `nameRoom`: the caps that apply.
+   * `freed`: the running slots the completed jobs leave (the rest of `slots`
+   * tops up the prefetch reserve); with what is free already, the slots a
+   * push may fill when this claim comes back short.
    */
-  nextFetch(open: boolean, slots: number, nameRoom: readonly NameRoom[]): Fetch {
-    return { count: open && !this.idle ? slots : 0, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom };
+  nextFetch(open: boolean, slots: number, nameRoom: readonly NameRoom[], freed: number): Fetch {
+    const count = open && !this.idle ? slots : 0;
+    const pushSlots = count > 0 && this.o.pushable() ? Math.max(0, this.free() + freed) : 0;
+    return { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom, pushSlots };
   }
 
   /** The jobs completions claimed with `fetch` (nextFetch): taken, then the next claim decided as for any claim. */
   claimedWithCompletion(fetch: Fetch, outcome: { readonly next: JobRecord[]; readonly waitMs: number }): void {
     this.o.onClaimed(outcome.next);
     if (fetch.count > 0) this.answered({ jobs: outcome.next, waitMs: outcome.waitMs }, fetch.count);
+  }
+
+  /**
+   * Jobs an add leased to this worker while it was idle (a push): taken as a
+   * claim's are. The queue is not known empty any more, so the completions
+   * claim again, and the claim that runs dry names the worker for the next push.
+   */
+  pushed(jobs: JobRecord[]): void {
+    if (this.running) this.idle = false;
+    this.o.onClaimed(jobs);
   }
 
   /** A capped name's run ended below its cap: its waiting jobs may be claimed again, so the queue is not known empty. */
@@ -96,7 +113,7 @@ export class Claimer {
     if (count <= 0) return;
     this.reserved += count;
     const claim = this.o.store
-      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), woken: hinted })
+      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), woken: hinted, pushSlots: this.o.pushable() ? count : 0 })
       .then(
         (outcome) => {
           this.reserved -= count;

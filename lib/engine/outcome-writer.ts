@@ -74,7 +74,7 @@ export class OutcomeWriter<Data, Result> {
   private async writeCompletions(batch: readonly Finished<Data, Result>[]): Promise<void> {
     // The batch's slots, and what the reserve lacks: only a busy worker (one completing jobs) claims for a reserve.
     const topUp = this.w.prefetch.topUp(this.w.claimer.free());
-    const fetch = this.w.claimer.nextFetch(this.w.running(), batch.length + topUp, this.w.slots.room(batch.map((d) => d.held.job.name)));
+    const fetch = this.w.claimer.nextFetch(this.w.running(), batch.length + topUp, this.w.slots.room(batch.map((d) => d.held.job.name)), batch.length);
     const completions = batch.map(({ held, result }) => ({ lease: held.lease, result, durationMs: held.ranMs }));
     const reply = await this.w.persist(() => this.w.options.store.completeMany(this.w.queueName, completions, fetch)).finally(() => this.w.prefetch.toppedUp(topUp));
     batch.forEach(({ held, value }, i) => {

@@ -11,6 +11,8 @@ import type { ResolvedWorkerOptions } from './worker-options.js';
 
 export interface UpkeepOptions<Data, Result> {
   readonly queue: string;
+  /** The worker's id: its push channel (Store.onPushed). */
+  readonly workerId: string;
   readonly options: ResolvedWorkerOptions;
   readonly claimer: Claimer;
   readonly slots: Slots<Data, Result>;
@@ -32,6 +34,7 @@ export class Upkeep<Data, Result> {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Unsubscribe[] = [];
   private offReconnect: (() => void) | undefined;
+  private offPushes: Unsubscribe | undefined;
 
   constructor(private readonly u: UpkeepOptions<Data, Result>) {
     const { queue, options: o, slots, report } = u;
@@ -62,11 +65,19 @@ export class Upkeep<Data, Result> {
     this.promoter = new Promoter({ store, queue, onError: (err) => report(err, 'promoting delayed jobs failed') });
   }
 
-  /** Subscribes before the first claim, so no wake-up falls between the two. */
+  /** The worker hears pushes (Store.onPushed): its claims that run dry may name it to the next add. */
+  get pushable(): boolean {
+    return this.offPushes !== undefined;
+  }
+
+  /** Subscribes before the first claim, so no wake-up (or push) falls between the two. */
   async listen(): Promise<void> {
-    const { notify } = this.u.options.store;
+    const { store } = this.u.options;
+    const { notify } = store;
     this.unsubscribe.push(await notify.onScheduled((m) => this.onSched(m)));
     this.unsubscribe.push(await notify.onOwnershipLost((m) => this.onOwnershipLost(m)));
+    // Pushed jobs are leased to this worker already: taken even while closing (the worker hands them back).
+    this.offPushes = await store.onPushed?.(this.u.queue, this.u.workerId, (jobs) => this.u.claimer.pushed(jobs));
     this.offReconnect = notify.onReconnect(() => {
       // Messages sent while the subscription was down are lost: look for work ourselves.
       this.promoter.arm(0);
@@ -93,6 +104,22 @@ export class Upkeep<Data, Result> {
   /** Closing, last steps: once no job is held. */
   stopLeases(): void {
     this.leaseKeeper.stop();
+  }
+
+  /**
+   * Closing, after the last claim was answered: no add names this worker any
+   * more, then its push channel is left; a push published before that
+   * arrives first (same connection) and is handed back by the worker.
+   */
+  async stopPushes(): Promise<void> {
+    const off = this.offPushes;
+    if (!off) return;
+    this.offPushes = undefined;
+    try {
+      await this.u.options.store.stopPushes?.(this.u.queue, this.u.workerId);
+    } finally {
+      await off();
+    }
   }
 
   async stopListening(): Promise<void> {

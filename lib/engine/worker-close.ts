@@ -22,7 +22,8 @@ export interface ClosingWorker<Data, Result> {
 }
 
 /**
- * The shutdown of a started worker, in order: stop claiming, hand back jobs
+ * The shutdown of a started worker, in order: stop claiming and taking
+ * pushes (lib/engine/upkeep.ts), hand back jobs
  * never started (the prefetch reserve, capped ones), let running jobs finish
  * for up to `timeout` ms, abort and hand back the rest, stop renewing and
  * listening. Each step is guarded so one failure does not skip the rest.
@@ -42,6 +43,7 @@ export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, 
     w.upkeep.stopLooking();
   });
   await step('wait for claims in flight', () => w.claimer.settled());
+  await step('stop taking pushes', () => w.upkeep.stopPushes());
   await step('hand back jobs never started', () => Promise.all(slots.unstarted().map((h) => w.handBack(h))));
   if (slots.size > 0) w.logger.log(`worker ${w.id} closing: waiting up to ${seconds(timeout)} for ${plural(slots.size, 'running job')} of queue "${w.queueName}"`);
   await step('let running jobs finish', () => slots.whenEmpty(timeout));

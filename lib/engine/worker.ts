@@ -73,6 +73,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
+      pushable: () => this.upkeep.pushable,
       // Claims of their own fill running slots only; the reserve is topped up by completions' claims (OutcomeWriter).
       capacity: () => this.o.concurrency - this.slots.size,
       nameRoom: () => this.slots.room(),
@@ -82,6 +83,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     });
     this.upkeep = new Upkeep({
       queue,
+      workerId: this.id,
       options: this.o,
       claimer: this.claimer,
       slots: this.slots,

@@ -39,6 +39,7 @@ export class RedisNotify implements NotifyAdapter {
   private readonly owls: SharedChannel;
   private readonly done: SharedChannel;
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly others = new Map<string, SharedChannel>();
   private subscriber: Promise<SubscriberClient> | undefined;
   private closed = false;
 
@@ -68,6 +69,20 @@ export class RedisNotify implements NotifyAdapter {
       const message = parseFinished(raw);
       if (message) listener(message);
     });
+  }
+
+  /** Any other channel of this connection (a worker's pushes, lib/store/redis-store.ts): raw messages. */
+  async onChannel(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {
+    let shared = this.others.get(channel);
+    if (!shared) {
+      shared = new SharedChannel(channel, () => this.connection(), this.lock, (err) => this.options.logger.error('a notification listener threw', err));
+      this.others.set(channel, shared);
+    }
+    const off = await shared.add(listener);
+    return async () => {
+      await off();
+      if (shared.size === 0) this.others.delete(channel);
+    };
   }
 
   onReconnect(listener: () => void): () => void {

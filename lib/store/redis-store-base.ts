@@ -1,6 +1,6 @@
 import { placeShards } from './shard-placement.js';
 import { stderrLogger } from '../logger.js';
-import type { NotifyAdapter } from '../notify/notify-adapter.js';
+import type { NotifyAdapter, Unsubscribe } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { noteCarrier } from './announced.js';
@@ -8,10 +8,12 @@ import { channels, keyCache, type Channels, type QueueKeys } from './keys.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import { grantRedisAccess } from './redis-access.js';
 import { RedisFlows } from './redis-flows.js';
-import type { RawReply } from './reply-values.js';
+import { list, type RawReply } from './reply-values.js';
+import { decodeClaimed } from './replies.js';
 import { ScriptRunner } from './script-runner.js';
 import { fixedKeys, SCRIPTS, type ScriptName } from './scripts.js';
-import type { EventReader } from './store.js';
+import type { EventReader, JobRecord } from './store.js';
+import type { SpoolLogger } from '../logger.js';
 import { RedisSchedulers } from './redis-schedulers.js';
 import { OutageLog } from './outage-log.js';
 import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type RedisStoreOptions } from './store-options.js';
@@ -44,6 +46,8 @@ export class RedisStoreBase implements AsyncDisposable {
   /** Set when the notify adapter carries messages itself (not Redis pub/sub). */
   private readonly carryNotes: ((script: string, raw: RawReply) => RawReply) | undefined;
 
+  private readonly logger: SpoolLogger;
+
   /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
   readonly outage: OutageLog;
 
@@ -56,6 +60,7 @@ export class RedisStoreBase implements AsyncDisposable {
     this.prefix = prefix;
     this.keys = keyCache(prefix);
     const logger = config.logger ?? stderrLogger;
+    this.logger = logger;
     this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
     this.channels = channels(prefix);
     this.runner = new ScriptRunner(() => this.command('script'), {
@@ -86,6 +91,32 @@ export class RedisStoreBase implements AsyncDisposable {
    */
   connect(options: ConnectOptions = {}): Promise<void> {
     return this.connection.connect(options.wait ?? false);
+  }
+
+  /**
+   * Jobs an add leased straight to this idle worker (lua/includes/push), on
+   * the channel <sched>:push:<worker id> of the store's own pub/sub
+   * connection; undefined when wake-ups travel another way (a notify adapter
+   * passed in, e.g. NATS): the worker claims instead.
+   */
+  async onPushed(queue: string, workerId: string, listener: (jobs: JobRecord[]) => void): Promise<Unsubscribe | undefined> {
+    if (!this.ownsNotify || !(this.notify instanceof RedisNotify)) return undefined;
+    return this.notify.onChannel(`${this.channels.sched}:push:${workerId}`, (message) => {
+      let jobs: JobRecord[];
+      try {
+        jobs = decodeClaimed('push', list('push', JSON.parse(message) as RawReply));
+      } catch (err) {
+        // Not ours to drop: the jobs are leased to this worker and come back when their leases expire.
+        this.logger.error(`a push to worker ${workerId} of queue "${queue}" could not be read`, err);
+        return;
+      }
+      listener(jobs);
+    });
+  }
+
+  /** The worker takes no more pushes: drops its name (push-off.lua) before it stops listening. */
+  async stopPushes(queue: string, workerId: string): Promise<void> {
+    await this.run('pushOff', queue, [workerId]);
   }
 
   /** Closes what the store opened: its subscriber, and its client when it created it. Idempotent. */

@@ -38,8 +38,9 @@ export interface ScriptDescriptor {
 
 export const SCRIPTS = {
   add: { file: 'add', queue: true, keys: [], argv: ['number of jobs'], argvRest: '5 per job' },
-  claim: { file: 'claim', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'woken'], argvRest: 'name, room pairs' },
-  complete: { file: 'complete', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'number of jobs'], argvRest: '4 per job' },
+  claim: { file: 'claim', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'woken', 'push slots'], argvRest: 'name, room pairs' },
+  complete: { file: 'complete', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'push slots', 'number of jobs'], argvRest: '4 per job' },
+  pushOff: { file: 'push-off', queue: true, keys: [], argv: ['worker id'] },
   fail: { file: 'fail', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry delay ms', 'reason', 'error message', 'error stack', 'error code'] },
   throttle: { file: 'throttle', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry after'] },
   release: { file: 'release', queue: true, keys: ['job'], argv: ['job id', 'lease token'] },

@@ -1,6 +1,6 @@
 import { SpoolError } from '../common/errors.js';
 import type { SchedulerStore } from './scheduler-store.js';
-import type { NotifyAdapter } from '../notify/notify-adapter.js';
+import type { NotifyAdapter, Unsubscribe } from '../notify/notify-adapter.js';
 import type { Clock } from './clock.js';
 import type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuery, PurgeStep, RedriveManyOutcome, StoredEvent, StreamInfo, EventReader } from './operations.js';
 export type { MinuteRecord, MetricsRecord, PageIndex, PageQuery, Page, PurgeQuery, PurgeStep, RedriveManyOutcome, StoredEvent, StreamInfo, EventReader } from './operations.js';
@@ -165,6 +165,13 @@ export interface Fetch {
    * idle worker into an empty claim), in the same round trip.
    */
   readonly woken?: boolean;
+  /**
+   * The worker listens for pushes (Store.onPushed) and has this many running
+   * slots free for this claim's jobs: a claim that leaves some of them empty
+   * (the queue ran dry) names it as the idle worker the next add hands its
+   * jobs to, for those slots. 0 or absent: never named.
+   */
+  readonly pushSlots?: number;
 }
 
 export type CompleteOutcome =
@@ -245,6 +252,15 @@ export interface Store {
 
   add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome>;
   claim(queue: string, fetch: Fetch): Promise<ClaimOutcome>;
+  /**
+   * Jobs an add leased straight to this idle worker (pushes, lua/includes/push):
+   * `listener` gets them as a claim would. Resolves undefined when this store
+   * cannot push (its notify adapter is not Redis pub/sub): the worker then
+   * claims what wake-ups announce. Absent: the same.
+   */
+  onPushed?(queue: string, workerId: string, listener: (jobs: JobRecord[]) => void): Promise<Unsubscribe | undefined>;
+  /** The worker takes no more pushes: its name is dropped, so no add leases a job to it after this resolves. */
+  stopPushes?(queue: string, workerId: string): Promise<void>;
   /** `durationMs`: how long the handler ran, counted in the queue's per-minute duration buckets (getMetrics). */
   complete(queue: string, lease: Lease, result: string, fetch: Fetch, durationMs?: number): Promise<CompleteOutcome>;
   /**

@@ -18,13 +18,15 @@
     the worker can start;
   - an index entry whose hash is gone is dropped;
   - finding fewer jobs than asked sets the idle marker, so the next add
-    publishes a wake-up (see wake).
+    publishes a wake-up (see wake), and, for a worker that listens for
+    pushes, names it as the one the next add hands its jobs to (see push).
 ]]
 --- @include "includes/place"
 --- @include "includes/finish"
 --- @include "includes/metrics"
 --- @include "includes/limits"
 --- @include "includes/claim-pop"
+--- @include "includes/push"
 
 --[[
   Cost: the queue-wide checks are paid once per call; per claimed job the
@@ -257,11 +259,16 @@ end
   The hashes are appended to `out` when given (the caller's reply, with its
   own entries first), else to a new table.
   `hinted`: the caller was woken by a sched message and first spends the
-  wake-hint budget: it claims only the slots granted.
+  wake-hint budget: it claims only the slots granted. `pushSlots`: the
+  worker listens for pushes and has that many running slots free for this
+  claim; if the claim leaves some of them empty (the queue ran dry), it is
+  named for the next add's push (includes/push). A worker whose free slots
+  are only its prefetch reserve is not named: a push would wait there
+  behind a running job while another worker may be idle.
   Steps: wake-hint budget, queue-wide gate, pop and take jobs in turn, put
   back the stepped-over ones, flush counters, count the rate window.
 ]]
-local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
+local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out, pushSlots)
   out = out or {}
   local base = #out
   local spent = false
@@ -303,6 +310,9 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out)
   spool_claim_flush(Q, C)
   spool_claim_put_back(Q, J.skipped)
   local claimed = #out - base
+  if pushSlots and pushSlots > claimed and not room and waitMs == 0 and claimed < count then
+    spool_push_register(Q, workerId, lockMs, pushSlots - claimed)
+  end
   if spent and #J.skipped > 0 and claimed < count then
     -- Slots granted for jobs this worker may not take (no room for their name):
     -- give them back, so another idle worker woken by the same message can.

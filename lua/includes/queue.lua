@@ -13,7 +13,8 @@
                        np (number of paused job names, kept by pause-names/resume-names),
                        gpw (waiting jobs of paused groups, see includes/groups)
   KEYS[8] hint         wake-hint budget (string integer, 60 s TTL)
-  KEYS[9] idle         idle-worker marker
+  KEYS[9] idle         idle-worker marker; idle..':push' names the idle worker an add may
+                       hand its new jobs to (includes/push)
   KEYS[10] jobPrefix   job hashes are jobPrefix..id
   KEYS[11] logPrefix   job logs are logPrefix..id
   KEYS[12] ring        groups ready to be served, in round-robin order (list)

@@ -81,7 +81,7 @@ describe('Lua scripts and their descriptors', () => {
   });
 
   it('packs claim and complete arguments where their descriptors put them, fetch fields in the same order', () => {
-    const fetch = { workerId: 'W', count: 7, lockMs: 9000, woken: true, nameRoom: [['mail', 2]] as const };
+    const fetch = { workerId: 'W', count: 7, lockMs: 9000, woken: true, pushSlots: 5, nameRoom: [['mail', 2]] as const };
     const at = (argv: readonly string[], label: string) => argv.indexOf(label);
     const claim = claimArgs(fetch);
     const complete = completeArgs([{ lease: { id: 'J', token: 'T' }, result: 'R', durationMs: 3 }, { lease: { id: 'K', token: 'U' }, result: 'S' }], fetch);
@@ -89,6 +89,7 @@ describe('Lua scripts and their descriptors', () => {
       expect(args[at(d.argv, 'worker id')]).toBe('W');
       expect(args[at(d.argv, 'count')]).toBe(7);
       expect(args[at(d.argv, 'lease duration ms')]).toBe(9000);
+      expect(args[at(d.argv, 'push slots')]).toBe(5);
       expect(args.slice(d.argv.length + perJob)).toEqual(['mail', 2]);
     }
     expect(claim[at(SCRIPTS.claim.argv, 'woken')]).toBe(1);

@@ -1,0 +1,29 @@
+--[[
+  push: an add hands its new jobs straight to an idle worker: it leases them
+  to that worker in its own call (the claim's steps and gates, claim-batch)
+  and publishes them on the worker's channel, so the worker starts them
+  without a claim of its own: one round trip less between add and start.
+
+  Which worker: the last whose claim ran dry while it listens for pushes
+  (Redis pub/sub stores only), kept as idle..':push' =
+  "<worker id>|<lease ms>|<free slots>", expiring after the lease duration
+  (a worker that died idle is not named for long), taken (deleted) by the add
+  that pushes to it and dropped by a worker that closes (push-off.lua).
+  One worker at a time: the jobs a push does not take wake the other idle
+  workers as before (includes/wake).
+
+  The channel is <sched channel>:push:<worker id>; the message is the JSON
+  array of the claimed job hashes (as a claim's reply carries them). A push
+  the worker never hears (its subscriber connection dropped, or it died
+  while named) is a lease like any other: it expires, and the reaper hands
+  the job back (counted as a stall).
+]]
+
+local function spool_push_key(Q)
+  return Q.idle .. ':push'
+end
+
+-- Names the worker whose claim ran dry as the one the next add pushes to.
+local function spool_push_register(Q, workerId, lockMs, slots)
+  redis.call('SET', spool_push_key(Q), workerId .. '|' .. lockMs .. '|' .. slots, 'PX', lockMs)
+end

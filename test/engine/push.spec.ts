@@ -1,0 +1,163 @@
+import { Queue, RedisStore, Worker, type WorkerOptions } from '../../lib/index.js';
+import { channels } from '../../lib/store/keys.js';
+import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
+import { logRecorder } from '../helpers/log-recorder.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { RedisServer } from '../helpers/redis-server.mjs';
+import { silentLogger, uniquePrefix } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { WorkerProcess } from '../helpers/worker-process.js';
+
+/** A real store that counts its claim calls: a pushed job reaches its worker with none. */
+class CountingStore extends RedisStore {
+  claims = 0;
+  override async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {
+    this.claims += 1;
+    return super.claim(queue, fetch);
+  }
+}
+
+/**
+ * Pushes (lua/includes/push): an add hands its new jobs to the idle worker
+ * whose claim last ran dry, leased in the add's own call. On a private
+ * server: the tests read the name key and kill a worker process.
+ */
+describe('pushes to an idle worker', () => {
+  let server: RedisServer;
+  let store: CountingStore;
+  const workers: Worker[] = [];
+  const procs: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
+  beforeEach(async () => {
+    store = new CountingStore({ url: server.url }, { prefix: uniquePrefix(), logger: silentLogger });
+    await store.connect();
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.close()));
+    await Promise.all(procs.splice(0).map((p) => p.kill()));
+    await store.disconnect();
+  });
+
+  /** The idle worker an add would push to ("<worker id>|<lease ms>|<free slots>"), or null. */
+  const named = async (queue: string): Promise<string | null> => {
+    const value = await commandOf(store).sendCommand(['GET', `${keysOf(store, queue).idle}:push`]);
+    return value === null ? null : String(value);
+  };
+
+  function idleWorker(queue: string, handler: (data: unknown) => unknown = () => 'ok', more: Partial<WorkerOptions> = {}): Worker {
+    // pollInterval far beyond the test: every job here arrives by push or wake-up.
+    const worker = new Worker<unknown, unknown>(queue, async (job) => handler(job.data), { store, pollInterval: 600_000, logger: silentLogger, ...more });
+    workers.push(worker);
+    return worker;
+  }
+
+  it('hands a new job to the idle worker in the add: the worker starts it without a claim', async () => {
+    const queue = new Queue('handed', { store });
+    const ran: unknown[] = [];
+    const worker = idleWorker('handed', (data) => ran.push(data), { concurrency: 2, lockDuration: 20_000 });
+    await worker.run();
+    await waitFor(async () => (await named('handed')) === `${worker.id}|20000|2`, { message: 'the worker named after its first claim ran dry' });
+    const claimsBefore = store.claims;
+    for (let i = 0; i < 5; i++) {
+      const job = await queue.add('x', i);
+      await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 3000, message: `job ${i} done` });
+      // Its completion claimed again, came back short and named the worker for the next add.
+      await waitFor(async () => (await named('handed')) !== null, { message: `the worker named again after job ${i}` });
+    }
+    expect(ran).toEqual([0, 1, 2, 3, 4]);
+    expect(store.claims).toBe(claimsBefore);
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('pushes as many jobs as the worker has free slots; the rest wake the other idle workers', async () => {
+    const queue = new Queue('split', { store });
+    const others = [idleWorker('split'), idleWorker('split')];
+    await Promise.all(others.map((w) => w.run()));
+    await waitFor(() => store.claims >= 2, { message: 'the other workers looked once' });
+    // The last worker whose claim ran dry is the one named.
+    const pushed = idleWorker('split', () => 'ok', { concurrency: 1 });
+    await pushed.run();
+    await waitFor(async () => (await named('split'))?.startsWith(`${pushed.id}|`) === true, { message: 'the last worker named' });
+    const ranBy = new Map<string, string>();
+    for (const w of [pushed, ...others]) w.on('active', (job) => ranBy.set(job.id, w.id));
+    const jobs = await queue.addBulk([0, 1, 2].map((i) => ({ name: 'x', data: i })));
+    await waitFor(async () => (await queue.getCounts()).completed === 3, { timeout: 3000, message: 'all 3 done without polling' });
+    // The first job went to the named worker, leased in the add; a wake-up took the other two.
+    expect(ranBy.get(jobs[0]!.id)).toBe(pushed.id);
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('a closing worker drops its name: later adds wait for the next worker', async () => {
+    const queue = new Queue('closing', { store });
+    const first = idleWorker('closing');
+    await first.run();
+    await waitFor(async () => (await named('closing')) !== null, { message: 'the worker named' });
+    await first.close();
+    expect(await named('closing')).toBeNull();
+    const job = await queue.add('x', 1);
+    expect((await queue.getJob(job.id))?.state).toBe('waiting');
+    await idleWorker('closing').run();
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { message: 'the next worker ran it' });
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('a job pushed to a worker that died idle comes back when its lease expires', async () => {
+    const queue = new Queue('dead', { store });
+    const proc = await WorkerProcess.start({
+      url: server.url,
+      prefix: store.prefix,
+      queue: 'dead',
+      worker: { lockDuration: 1500, pollInterval: 600_000 },
+    });
+    procs.push(proc);
+    await waitFor(async () => (await named('dead')) !== null, { message: 'the child worker named' });
+    await proc.kill();
+    const job = await queue.add('x', 1);
+    // Leased to the dead worker by the add: nobody runs it until the lease expires.
+    expect((await queue.getJob(job.id))?.state).toBe('active');
+    expect(await named('dead')).toBeNull();
+    idleWorker('dead', () => 'ok', { stalledInterval: 200 });
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 10_000, message: 'reaped and run by the live worker' });
+    const done = await queue.getJob(job.id);
+    expect(done?.stalled).toBe(1);
+    expect(proc.started()).toEqual([]);
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('a worker with name caps is never named (its claims step over capped names)', async () => {
+    const queue = new Queue('capped', { store });
+    const worker = idleWorker('capped', () => 'ok', { nameConcurrency: { x: 1 } });
+    await worker.run();
+    await waitFor(() => store.claims >= 1, { message: 'the first claim' });
+    expect(await named('capped')).toBeNull();
+    const job = await queue.add('x', 1);
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { message: 'woken and claimed' });
+    expect(store.claims).toBeGreaterThanOrEqual(2);
+  });
+
+  it('an unreadable message on the push channel is logged; the worker goes on', async () => {
+    const { logger, at } = logRecorder();
+    const own = new RedisStore({ url: server.url }, { prefix: store.prefix, logger });
+    await own.connect();
+    try {
+      const queue = new Queue('garbled', { store: own });
+      const worker = new Worker<unknown, unknown>('garbled', async () => 'ok', { store: own, pollInterval: 600_000, logger });
+      workers.push(worker);
+      await worker.run();
+      await waitFor(async () => (await named('garbled')) !== null, { message: 'the worker named' });
+      await commandOf(store).sendCommand(['PUBLISH', `${channels(store.prefix).sched}:push:${worker.id}`, 'not json']);
+      await waitFor(() => at('error').some((line) => line.includes(`a push to worker ${worker.id}`)), { message: 'the error logged' });
+      const job = await queue.add('x', 1);
+      await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { message: 'the next push still runs' });
+    } finally {
+      await Promise.all(workers.splice(0).map((w) => w.close()));
+      await own.disconnect();
+    }
+  });
+});
