@@ -3,7 +3,8 @@
 // worker (as the bench's latency row), timing from the add call when the
 // producer's command left (first socket write), when add returned and when
 // the handler started; for Spool also when the woken worker sent its claim
-// (store.claim wrapped) and got its reply. p50 of each, in ms from the add
+// (store.claim wrapped) and got its reply, or that the add pushed the job to
+// it (no claim: lua/includes/push). p50 of each, in ms from the add
 // call; and what Redis spent on each command of the timed adds (SLOWLOG
 // at threshold 0: p50 us per call, calls per add). Also a plain PING with the same pause between calls: one round trip
 // to a Redis that was idle. Not a test: CI runs nothing here.
@@ -59,7 +60,9 @@ async function timeAdds(add, started, extra = () => ({})) {
     push('handler started', at - t0);
   }
   const redisTime = await slowlogOff();
-  return { parts: Object.fromEntries(Object.entries(parts).map(([name, values]) => [name, p50(values)])), redisTime };
+  // 'pushed' is 0/1 per add: its mean is the share of adds pushed; every other part is a p50.
+  const summary = ([name, values]) => [name, name === 'pushed' ? values.reduce((a, b) => a + b, 0) / values.length : p50(values)];
+  return { parts: Object.fromEntries(Object.entries(parts).map(summary)), redisTime };
 }
 
 const SCRIPTS = scriptNames();
@@ -123,8 +126,8 @@ async function spool(url) {
     return await timeAdds(
       (i) => queue.add('timed', { i }),
       s.started,
-      // A job that rode on a completion's claim, not a woken one, is dropped.
-      (t0) => (claimSent < t0 ? undefined : { 'claim sent': claimSent - t0, 'claim answered': claimBack - t0 }),
+      // No claim after the add: the add pushed the job to the idle worker (lua/includes/push).
+      (t0) => (claimSent < t0 ? { pushed: 1 } : { 'claim sent': claimSent - t0, 'claim answered': claimBack - t0, pushed: 0 }),
     );
   } finally {
     await worker.close();
@@ -196,6 +199,7 @@ try {
   }
   const after = names.map((n) => `${n} ${(results[n]['handler started'] - results[n]['add() returned']).toFixed(3)}`);
   console.log(`  handler start after add() returned: ${after.join(', ')}`);
+  console.log(`  Spool: ${(100 * results.Spool.pushed).toFixed(0)}% of the adds pushed their job to the idle worker (no claim; claim rows: the others)`);
   console.log('Redis time per call (SLOWLOG, p50 us x calls per add; scripts include the commands they run, listed after them):');
   for (const n of names) {
     console.log(`  ${n}: ${redisTimes[n].map((c) => `${c.name} ${c.p50} x${c.perAdd.toFixed(1)}`).join(', ')}`);
