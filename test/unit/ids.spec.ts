@@ -17,6 +17,13 @@ describe('IdGenerator', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('draws a fresh random part every millisecond, across refills of its random pool', () => {
+    const gen = new IdGenerator();
+    // 1,000 random bytes a refill, 10 an id: 350 milliseconds cross three refills.
+    const randomParts = Array.from({ length: 350 }, (_, i) => gen.next(1_700_000_000_000 + i).slice(10));
+    expect(new Set(randomParts).size).toBe(350);
+  });
+
   it('sorts by creation time across generators', () => {
     const a = new IdGenerator().next(1_700_000_000_000);
     const b = new IdGenerator().next(1_700_000_000_001);
