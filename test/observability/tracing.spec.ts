@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { FlowProducer, Queue, Worker, type RedisStore } from '../../lib/index.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { AlwaysOffSampler } from '@opentelemetry/sdk-trace-base';
 import { startOtel } from '../fixtures/otel-sdk.mjs';
 import { redisUrl, testStore } from '../helpers/store.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
@@ -200,5 +201,16 @@ describe('OpenTelemetry traces across processes', () => {
     const stored = (await commandOf(store, 'test').sendCommand(['HGET', keysOf(store, 'untraced').job(job.id), 'tc'])) as string | null;
     expect(stored).toBeNull();
     otel = startOtel();
+  });
+
+  it("a send span the SDK's sampler drops still hands the job its own context (not sampled), as the SDK decided", async () => {
+    await otel.stop();
+    otel = startOtel({ sampler: new AlwaysOffSampler() });
+    const queue = new Queue('dropped', { store });
+    const job = await queue.add('plain', {});
+    const stored = (await commandOf(store, 'test').sendCommand(['HGET', keysOf(store, 'dropped').job(job.id), 'tc'])) as string | null;
+    // A new trace whose sampled flag is off: the consumer's ParentBased sampler follows the producer's decision.
+    expect(JSON.parse(stored ?? '{}')).toEqual({ traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/) });
+    expect(otel.spans()).toEqual([]);
   });
 });
