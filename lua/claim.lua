@@ -13,8 +13,8 @@
           round trip); '0': claim `count`
   ARGV[8] push slots: the worker listens for pushes and has this many running
           slots free for this claim's jobs; one that comes back with fewer
-          names it for the next add's push, for the rest (includes/push).
-          0: not pushable
+          names it for the next add's push, for the rest (includes/push),
+          and one that does not drops its name; '': not pushable
   ARGV[9..] name, room pairs: take at most `room` jobs of that name (0: step
             over them; the worker runs that name at its cap)
 

@@ -11,7 +11,7 @@
   ARGV[4] worker id (as in claim)
   ARGV[5] count: how many next jobs to claim (0 = none)
   ARGV[6] lease duration ms
-  ARGV[7] push slots (as in claim: the worker's running slots free for the next claim once these jobs are done)
+  ARGV[7] push slots (as in claim: the worker's running slots free for the next claim once these jobs are done; '': not pushable)
   ARGV[8] number of jobs n
   ARGV[9..] 4 per job: job id, lease token, result (JSON), handler duration ms
             (counted in the minute's metrics; '' = not measured);

@@ -13,11 +13,4 @@
 --- @include "includes/queue"
 --- @include "includes/push"
 
-local Q = spool_queue()
-local key = spool_push_key(Q)
-local named = redis.call('GET', key)
-if named and string.sub(named, 1, #ARGV[4] + 1) == ARGV[4] .. '|' then
-  redis.call('DEL', key)
-  return 1
-end
-return 0
+return spool_push_drop(spool_queue(), ARGV[4])

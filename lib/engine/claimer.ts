@@ -59,7 +59,7 @@ export class Claimer {
    */
   nextFetch(open: boolean, slots: number, nameRoom: readonly NameRoom[], freed: number): Fetch {
     const count = open && !this.idle ? slots : 0;
-    const pushSlots = count > 0 && this.o.pushable() ? Math.max(0, this.free() + freed) : 0;
+    const pushSlots = this.o.pushable() ? Math.max(0, this.free() + freed) : undefined;
     return { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom, pushSlots };
   }
 
@@ -113,7 +113,7 @@ export class Claimer {
     if (count <= 0) return;
     this.reserved += count;
     const claim = this.o.store
-      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), woken: hinted, pushSlots: this.o.pushable() ? count : 0 })
+      .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), woken: hinted, pushSlots: this.o.pushable() ? count : undefined })
       .then(
         (outcome) => {
           this.reserved -= count;

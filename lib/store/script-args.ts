@@ -20,12 +20,12 @@ function roomArgs(fetch: Fetch, args: (string | number)[]): (string | number)[] 
 }
 
 export function claimArgs(fetch: Fetch): (string | number)[] {
-  return roomArgs(fetch, [...fetchArgs(fetch), fetch.woken ? 1 : 0, fetch.pushSlots ?? 0]);
+  return roomArgs(fetch, [...fetchArgs(fetch), fetch.woken ? 1 : 0, fetch.pushSlots ?? '']);
 }
 
 /** complete: the claim's worker id, count, lease ms and push slots, the job count, four arguments per job, then name/room pairs. */
 export function completeArgs(completions: readonly Completion[], fetch: Fetch): (string | number)[] {
-  const args: (string | number)[] = [fetch.workerId, fetch.count, fetch.lockMs, fetch.pushSlots ?? 0, completions.length];
+  const args: (string | number)[] = [fetch.workerId, fetch.count, fetch.lockMs, fetch.pushSlots ?? '', completions.length];
   for (const c of completions) args.push(c.lease.id, c.lease.token, c.result, c.durationMs ?? '');
   return roomArgs(fetch, args);
 }

@@ -169,7 +169,8 @@ export interface Fetch {
    * The worker listens for pushes (Store.onPushed) and has this many running
    * slots free for this claim's jobs: a claim that leaves some of them empty
    * (the queue ran dry) names it as the idle worker the next add hands its
-   * jobs to, for those slots. 0 or absent: never named.
+   * jobs to, for those slots; one that does not drops its name (it is busy
+   * again). Absent: the worker does not listen for pushes.
    */
   readonly pushSlots?: number;
 }

@@ -259,10 +259,11 @@ end
   The hashes are appended to `out` when given (the caller's reply, with its
   own entries first), else to a new table.
   `hinted`: the caller was woken by a sched message and first spends the
-  wake-hint budget: it claims only the slots granted. `pushSlots`: the
-  worker listens for pushes and has that many running slots free for this
-  claim; if the claim leaves some of them empty (the queue ran dry), it is
-  named for the next add's push (includes/push). A worker whose free slots
+  wake-hint budget: it claims only the slots granted. `pushSlots` (nil:
+  the worker does not listen for pushes): the worker has that many running
+  slots free for this claim; if the claim leaves some of them empty (the
+  queue ran dry), it is named for the next add's push (includes/push),
+  else its name, if it holds it, is dropped. A worker whose free slots
   are only its prefetch reserve is not named: a push would wait there
   behind a running job while another worker may be idle.
   Steps: wake-hint budget, queue-wide gate, pop and take jobs in turn, put
@@ -310,8 +311,12 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out, p
   spool_claim_flush(Q, C)
   spool_claim_put_back(Q, J.skipped)
   local claimed = #out - base
-  if pushSlots and pushSlots > claimed and not room and waitMs == 0 and claimed < count then
-    spool_push_register(Q, workerId, lockMs, pushSlots - claimed)
+  if pushSlots then
+    if pushSlots > claimed and not room and waitMs == 0 and claimed < count then
+      spool_push_register(Q, workerId, lockMs, pushSlots - claimed)
+    else
+      spool_push_drop(Q, workerId)
+    end
   end
   if spent and #J.skipped > 0 and claimed < count then
     -- Slots granted for jobs this worker may not take (no room for their name):

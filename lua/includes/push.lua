@@ -27,3 +27,14 @@ end
 local function spool_push_register(Q, workerId, lockMs, slots)
   redis.call('SET', spool_push_key(Q), workerId .. '|' .. lockMs .. '|' .. slots, 'PX', lockMs)
 end
+
+-- The worker is not idle (any more): drops the name if it is this worker's. Returns 1 when dropped.
+local function spool_push_drop(Q, workerId)
+  local key = spool_push_key(Q)
+  local named = redis.call('GET', key)
+  if named and string.sub(named, 1, #workerId + 1) == workerId .. '|' then
+    redis.call('DEL', key)
+    return 1
+  end
+  return 0
+end

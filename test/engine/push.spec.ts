@@ -93,6 +93,22 @@ describe('pushes to an idle worker', () => {
     expect(await queue.verify()).toEqual([]);
   });
 
+  it('a named worker that claims a full batch is busy again: its name is dropped, so no add pushes behind its running job', async () => {
+    const queue = new Queue('busy', { store });
+    let release: () => void = () => undefined;
+    const worker = idleWorker('busy', (data) => (data === 1 ? new Promise<void>((resolve) => (release = resolve)) : 'ok'), { concurrency: 1 });
+    await worker.run();
+    await waitFor(async () => (await named('busy')) !== null, { message: 'the worker named' });
+    // A delayed job is not pushed: its promotion wakes the worker, whose claim takes it and fills its one slot.
+    const delayed = await queue.add('x', 1, { delay: 50 });
+    await waitFor(async () => (await queue.getJob(delayed.id))?.state === 'active', { timeout: 3000, message: 'the delayed job claimed' });
+    expect(await named('busy')).toBeNull();
+    const next = await queue.add('x', 2);
+    expect((await queue.getJob(next.id))?.state).toBe('waiting');
+    release();
+    await waitFor(async () => (await queue.getCounts()).completed === 2, { message: 'both done' });
+  });
+
   it('a closing worker drops its name: later adds wait for the next worker', async () => {
     const queue = new Queue('closing', { store });
     const first = idleWorker('closing');
