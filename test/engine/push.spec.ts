@@ -3,7 +3,7 @@ import { channels } from '../../lib/store/keys.js';
 import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
 import { logRecorder } from '../helpers/log-recorder.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
-import { RedisServer } from '../helpers/redis-server.mjs';
+import { usePrivateRedis } from '../helpers/private-redis.js';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { WorkerProcess } from '../helpers/worker-process.js';
@@ -23,17 +23,11 @@ class CountingStore extends RedisStore {
  * server: the tests read the name key and kill a worker process.
  */
 describe('pushes to an idle worker', () => {
-  let server: RedisServer;
+  const server = usePrivateRedis();
   let store: CountingStore;
   const workers: Worker[] = [];
   const procs: WorkerProcess[] = [];
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-  });
-  afterAll(async () => {
-    await server.dispose();
-  });
   beforeEach(async () => {
     store = new CountingStore({ url: server.url }, { prefix: uniquePrefix(), logger: silentLogger });
     await store.connect();

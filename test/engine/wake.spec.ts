@@ -3,7 +3,7 @@ import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
-import { RedisServer } from '../helpers/redis-server.mjs';
+import { usePrivateRedis } from '../helpers/private-redis.js';
 
 /**
  * A real store that counts its claim calls. A woken worker's first claim
@@ -24,16 +24,10 @@ class CountingStore extends RedisStore {
 
 /** On a private server: a test counts the PUBLISH commands it executes (INFO commandstats), which other test files would blur. */
 describe('wake-ups', () => {
-  let server: RedisServer;
+  const server = usePrivateRedis();
   let store: CountingStore;
   const workers: Worker[] = [];
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-  });
-  afterAll(async () => {
-    await server.dispose();
-  });
   beforeEach(async () => {
     store = new CountingStore({ url: server.url }, { prefix: uniquePrefix(), logger: silentLogger });
     await store.connect();
