@@ -74,26 +74,7 @@ export async function inProducerSpan<T>(queue: string, count: number, send: () =
     'messaging.operation.name': 'add',
   };
   if (count !== 1) attributes['messaging.batch.message_count'] = count;
-  const active = api.context.active();
-  const span = api.trace.getTracer(TRACER).startSpan(`send ${queue}`, { kind: api.SpanKind.PRODUCER, attributes }, active);
-  if (inert(api, span, active)) return send();
-  return api.context.with(api.trace.setSpan(active, span), () => settle(api, span, send));
-}
-
-/**
- * A span nothing records and that carries nothing new: what the API gives
- * without an SDK (its no-op tracer hands back the parent's context, or
- * none). The work then runs outside it: entering a context and the async
- * wrapper cost a lone add about 0.1 ms of node time, for no trace. A span
- * an SDK's sampler dropped has a context of its own, and is entered.
- */
-function inert(api: Api, span: OtelApi.Span, parent: OtelApi.Context): boolean {
-  if (span.isRecording()) return false;
-  const own = span.spanContext();
-  const inherited = api.trace.getSpanContext(parent);
-  if (inherited !== undefined ? own !== inherited : api.isSpanContextValid(own)) return false;
-  span.end();
-  return true;
+  return api.trace.getTracer(TRACER).startActiveSpan(`send ${queue}`, { kind: api.SpanKind.PRODUCER, attributes }, (span) => settle(api, span, send));
 }
 
 /** Runs a job's handler in a consumer span continuing the context the job carries (`traced` false: no span). */
@@ -112,9 +93,7 @@ export function inConsumerSpan<T>(queue: string, job: TracedJob, run: () => Prom
     'spool.job.name': job.name,
     'spool.job.attempt': job.attempt,
   };
-  const span = api.trace.getTracer(TRACER).startSpan(`process ${queue}`, { kind: api.SpanKind.CONSUMER, attributes }, parent);
-  if (inert(api, span, parent)) return run();
-  return api.context.with(api.trace.setSpan(parent, span), () => settle(api, span, run));
+  return api.trace.getTracer(TRACER).startActiveSpan(`process ${queue}`, { kind: api.SpanKind.CONSUMER, attributes }, parent, (span) => settle(api, span, run));
 }
 
 async function settle<T>(api: Api, span: OtelApi.Span, run: () => Promise<T> | T): Promise<T> {
