@@ -58,6 +58,8 @@ describe('pushes to an idle worker', () => {
     await worker.run();
     await waitFor(async () => (await named('handed')) === `${worker.id}|20000|2`, { message: 'the worker named after its first claim ran dry' });
     const claimsBefore = store.claims;
+    let drained = 0;
+    worker.on('drained', () => (drained += 1));
     for (let i = 0; i < 5; i++) {
       const job = await queue.add('x', i);
       await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 3000, message: `job ${i} done` });
@@ -66,6 +68,8 @@ describe('pushes to an idle worker', () => {
     }
     expect(ran).toEqual([0, 1, 2, 3, 4]);
     expect(store.claims).toBe(claimsBefore);
+    // Each pushed job's completion found the queue empty again: 'drained', as after a claimed one.
+    expect(drained).toBe(5);
     expect(await queue.verify()).toEqual([]);
   });
 
