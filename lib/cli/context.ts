@@ -96,7 +96,7 @@ export class Context {
    * reported with the queues that do exist (a typo is the usual cause).
    */
   async queue(name: string): Promise<Queue> {
-    const queue = this.queueNamed(name);
+    const queue = await this.queueNamed(name);
     const counts = await queue.getCounts();
     const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
     if (total > 0 || (await queue.isPaused())) return queue;
@@ -107,9 +107,15 @@ export class Context {
     );
   }
 
-  /** A Queue of this store, with --shards when given (no check that it exists). */
-  queueNamed(name: string): Queue {
-    return new Queue(name, { store: this.store, shards: this.options.shards === undefined ? undefined : Number(this.options.shards) });
+  /**
+   * A Queue of this store (no check that it exists), sharded as --shards
+   * says, else as its stored placement says: a sharded queue is seen whole
+   * without --shards. A --shards that differs from the placement is refused
+   * (ShardCountMismatchError) at the first read.
+   */
+  async queueNamed(name: string): Promise<Queue> {
+    const shards = this.options.shards === undefined ? await this.store.shardCount(name) : Number(this.options.shards);
+    return new Queue(name, { store: this.store, shards });
   }
 
   /** A line (or block) of human output; nothing in --json mode. */

@@ -24,7 +24,7 @@ export interface QueueCounts {
 export async function readCounts(ctx: Context, names: readonly string[]): Promise<QueueCounts[]> {
   return Promise.all(
     names.map(async (name) => {
-      const queue = ctx.queueNamed(name);
+      const queue = await ctx.queueNamed(name);
       const [counts, paused] = await Promise.all([queue.getCounts(), queue.isPaused()]);
       return { queue: name, paused, counts };
     }),

@@ -52,7 +52,7 @@ export function buildProgram(): Command {
     .version(version(), '-V, --version')
     .addOption(new Option('--url <url>', 'Redis URL').env('REDIS_URL').default(DEFAULT_URL))
     .addOption(new Option('--cluster <urls>', 'Redis Cluster node URLs, comma-separated (instead of --url)').env('SPOOL_CLUSTER'))
-    .addOption(new Option('--shards <n>', "the queue's shard count, as its Queue was given (sharded queues)"))
+    .addOption(new Option('--shards <n>', "a sharded queue's shard count (default: read from Redis; given, it must match)"))
     .addOption(new Option('--prefix <prefix>', 'key prefix the queues were created with').env('SPOOL_PREFIX').default('spool'))
     .option('--json', 'machine-readable output (one JSON document, or NDJSON for streams)')
     .showHelpAfterError('(add --help for usage)')

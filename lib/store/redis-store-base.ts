@@ -1,4 +1,4 @@
-import { placeShards } from './shard-placement.js';
+import { placeShards, readShardNames } from './shard-placement.js';
 import { stderrLogger } from '../logger.js';
 import type { NotifyAdapter, Unsubscribe } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
@@ -140,6 +140,11 @@ export class RedisStoreBase implements AsyncDisposable {
   /** The physical queues of a queue sharded over `count` (placed once, then read back). */
   placeShards(queue: string, count: number): Promise<readonly string[]> {
     return placeShards(this.command('placing shards'), this.prefix, queue, count);
+  }
+
+  /** How many shards `queue` was placed on, undefined when it never was sharded (reads the placement, writes nothing). */
+  async shardCount(queue: string): Promise<number | undefined> {
+    return (await readShardNames(this.call('reading a shard placement'), this.prefix, queue))?.length;
   }
 
   /** One PING round trip, in ms, for readiness checks; RedisUnavailableError (or StoreNotConnectedError) when it cannot answer. */

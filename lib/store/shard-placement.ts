@@ -58,14 +58,28 @@ export async function placeShards(client: RedisClientLike, prefix: string, queue
   return checked(queue, winner, count);
 }
 
+/** The stored shard names of `queue`, or null when it was never sharded (nothing is written). */
+export function readShardNames(client: RedisClientLike, prefix: string, queue: string): Promise<string[] | null> {
+  return readPlacement(client, shardMapKey(prefix, queue));
+}
+
+/** A placement's value as stored (a JSON list of queue names), or null when it is not one. */
+export function parsePlacement(raw: unknown): string[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(raw));
+  } catch {
+    return null;
+  }
+  return Array.isArray(parsed) && parsed.length > 0 && parsed.every((n): n is string => typeof n === 'string') ? parsed : null;
+}
+
 async function readPlacement(client: RedisClientLike, key: string): Promise<string[] | null> {
   const raw = await client.sendCommand(['GET', key]);
   if (raw === null || raw === undefined) return null;
-  const parsed: unknown = JSON.parse(String(raw));
-  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((n): n is string => typeof n === 'string')) {
-    throw new StoreError(`the shard placement at ${key} is not a list of queue names: ${String(raw)}`, true);
-  }
-  return parsed;
+  const names = parsePlacement(raw);
+  if (!names) throw new StoreError(`the shard placement at ${key} is not a list of queue names: ${String(raw)}`, true);
+  return names;
 }
 
 function checked(queue: string, names: readonly string[], count: number): readonly string[] {

@@ -88,6 +88,10 @@ export abstract class ShardedBase {
     return this.base.disconnect();
   }
 
+  async shardCount(queue: string): Promise<number | undefined> {
+    return queue === this.queue ? this.count : this.base.shardCount?.(queue);
+  }
+
   async placeShards(queue: string, count: number): Promise<readonly string[]> {
     if (queue === this.queue) throw new StoreError(`queue "${queue}" is already sharded`, true);
     if (!this.base.placeShards) throw new StoreError('this store cannot shard queues', true);

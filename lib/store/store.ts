@@ -248,6 +248,8 @@ export interface Store {
    * shard-placement.ts). Absent: shards are named `<queue>~<k>`.
    */
   placeShards?(queue: string, count: number): Promise<readonly string[]>;
+  /** How many shards `queue` was placed on (placeShards), undefined when it never was; writes nothing. */
+  shardCount?(queue: string): Promise<number | undefined>;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 

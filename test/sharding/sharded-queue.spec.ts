@@ -1,4 +1,4 @@
-import { FlowProducer, InvalidArgumentError, Queue, QueueEvents, ShardCountMismatchError, type Job } from '../../lib/index.js';
+import { FlowProducer, InvalidArgumentError, Queue, QueueEvents, ShardCountMismatchError, listQueues, type Job } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -135,6 +135,16 @@ describe('sharded queues (shards: 3)', () => {
     expect(await plain.cancel((await plain.getJobs('waiting'))[0]!.id)).toBe('cancelled');
     expect(await plain.purge('cancelled')).toBe(1);
     expect(await queue.verify()).toEqual([]);
+  });
+
+  it('is listed once, by its own name, and its shard count is read back from the placement', async () => {
+    const name = uniquePrefix('listed');
+    const queue = h.queue<number>(name, { shards: SHARDS });
+    await queue.addBulk(Array.from({ length: 9 }, (_, i) => ({ name: 'x', data: i })));
+    const listed = await listQueues(h.store);
+    expect(listed.filter((q) => q === name || q.startsWith(`${name}~`))).toEqual([name]);
+    expect(await h.store.shardCount(name)).toBe(SHARDS);
+    expect(await h.store.shardCount(uniquePrefix('never-sharded'))).toBeUndefined();
   });
 
   it('wakes an idle worker for work added to any shard (poll interval 60 s)', async () => {
