@@ -74,7 +74,28 @@ export async function inProducerSpan<T>(queue: string, count: number, send: () =
     'messaging.operation.name': 'add',
   };
   if (count !== 1) attributes['messaging.batch.message_count'] = count;
-  return api.trace.getTracer(TRACER).startActiveSpan(`send ${queue}`, { kind: api.SpanKind.PRODUCER, attributes }, (span) => settle(api, span, send));
+  const active = api.context.active();
+  const span = api.trace.getTracer(TRACER).startSpan(`send ${queue}`, { kind: api.SpanKind.PRODUCER, attributes }, active);
+  if (inert(api, span, active)) return send();
+  return api.context.with(api.trace.setSpan(active, span), () => settle(api, span, send));
+}
+
+/**
+ * A span nothing records and that carries nothing new: what the API gives
+ * without an SDK (its no-op tracer hands back the parent's context, or
+ * none). The work then runs outside it, with no context entered and no
+ * async wrapper: at c100 with the API installed and no SDK, that was 13% of
+ * the bytes node allocated per job (9.6 -> 8.4 KB) and about as much node
+ * CPU as `tracing: false` saves. A span an SDK's sampler dropped has a
+ * context of its own, and is entered.
+ */
+function inert(api: Api, span: OtelApi.Span, parent: OtelApi.Context): boolean {
+  if (span.isRecording()) return false;
+  const own = span.spanContext();
+  const inherited = api.trace.getSpanContext(parent);
+  if (inherited !== undefined ? own !== inherited : api.isSpanContextValid(own)) return false;
+  span.end();
+  return true;
 }
 
 /** Runs a job's handler in a consumer span continuing the context the job carries (`traced` false: no span). */
@@ -93,7 +114,10 @@ export function inConsumerSpan<T>(queue: string, job: TracedJob, run: () => Prom
     'spool.job.name': job.name,
     'spool.job.attempt': job.attempt,
   };
-  return api.trace.getTracer(TRACER).startActiveSpan(`process ${queue}`, { kind: api.SpanKind.CONSUMER, attributes }, parent, (span) => settle(api, span, run));
+  const span = api.trace.getTracer(TRACER).startSpan(`process ${queue}`, { kind: api.SpanKind.CONSUMER, attributes }, parent);
+  // Nothing recorded: the handler still runs in the context the job carried (its baggage), when it carried one.
+  if (inert(api, span, parent)) return job.traceContext ? api.context.with(parent, run) : run();
+  return api.context.with(api.trace.setSpan(parent, span), () => settle(api, span, run));
 }
 
 async function settle<T>(api: Api, span: OtelApi.Span, run: () => Promise<T> | T): Promise<T> {
