@@ -8,7 +8,7 @@ export interface ClaimerOptions {
   readonly workerId: string;
   readonly lockMs: number;
   readonly batch: number;
-  /** The worker hears pushes (Store.onPushed): sent with every claim (Fetch.pushable). */
+  /** The worker hears pushes (Store.onPushed): its claims say how many running slots a push may fill (Fetch.pushSlots). */
   readonly pushable: () => boolean;
   /** Slots not taken by held jobs. */
   readonly capacity: () => number;

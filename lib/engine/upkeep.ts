@@ -108,8 +108,10 @@ export class Upkeep<Data, Result> {
 
   /**
    * Closing, after the last claim was answered: no add names this worker any
-   * more, then its push channel is left; a push published before that
-   * arrives first (same connection) and is handed back by the worker.
+   * more (push-off), then its push channel is left. A push published before
+   * push-off precedes the unsubscribe on the subscriber connection, and the
+   * listener stays until Redis answers it (SharedChannel), so the worker
+   * still takes that push, and hands it back.
    */
   async stopPushes(): Promise<void> {
     const off = this.offPushes;

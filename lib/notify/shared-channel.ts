@@ -32,8 +32,12 @@ export class SharedChannel {
       this.lock.run(async () => {
         if (removed) return;
         removed = true;
+        if (this.listeners.size === 1 && this.listeners.has(listener)) {
+          // The last listener hears until Redis confirms the unsubscribe: a message
+          // published before it arrives first (a worker's pushes: jobs leased to it).
+          await (await this.subscriber()).unsubscribe(this.channel, this.dispatch);
+        }
         this.listeners.delete(listener);
-        if (this.listeners.size === 0) await (await this.subscriber()).unsubscribe(this.channel, this.dispatch);
       });
   }
 
