@@ -8,6 +8,8 @@ import type { Completion, CompleteManyOutcome } from './completion.js';
 export type { Completion, CompletionStatus, CompleteManyOutcome } from './completion.js';
 import type { AddFlowOutcome, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode } from './flow-records.js';
 export type { AddFlowOutcome, ChildFailure, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode, StoredFailurePolicy } from './flow-records.js';
+import type { GroupLimits, GroupState, QueueLimits } from './limit-records.js';
+export type { GroupLimits, GroupState, QueueLimits, RateLimit } from './limit-records.js';
 
 /**
  * Where a job is. A job id is in exactly one of these indexes at a time.
@@ -109,38 +111,6 @@ export type AddBatchOutcome =
 export interface ClaimOutcome {
   readonly jobs: JobRecord[];
   readonly waitMs: number;
-}
-
-/** At most `max` job starts per `duration` ms. */
-export interface RateLimit {
-  readonly max: number;
-  readonly duration: number;
-}
-
-/** Limits kept in Redis for every producer and worker of a queue; null removes one, undefined leaves it. */
-export interface QueueLimits {
-  readonly rateLimit?: RateLimit | null;
-  readonly groupConcurrency?: number | null;
-  readonly groupRateLimit?: RateLimit | null;
-  readonly maxWaiting?: number | null;
-  readonly maxWaitingPerGroup?: number | null;
-  /** The queue's event stream: false off, { maxLen } its approximate length (default 10,000); null or true back to the default. */
-  readonly events?: boolean | { readonly maxLen: number } | null;
-}
-
-/** A group's own limits over the queue defaults; null falls back to the default. */
-export interface GroupLimits {
-  readonly concurrency?: number | null;
-  readonly rateLimit?: RateLimit | null;
-}
-
-export interface GroupState {
-  readonly id: string;
-  readonly waiting: number;
-  readonly active: number;
-  readonly paused: boolean;
-  readonly concurrency?: number;
-  readonly rateLimit?: RateLimit;
 }
 
 export interface Lease {
