@@ -71,7 +71,7 @@ export class RedisNotify implements NotifyAdapter {
     });
   }
 
-  /** Any other channel of this connection (a worker's pushes, lib/store/redis-store.ts): raw messages. */
+  /** Any other channel of this connection (a worker's pushes, lib/store/redis-store-base.ts): raw messages. */
   async onChannel(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {
     let shared = this.others.get(channel);
     if (!shared) {

@@ -178,6 +178,11 @@ export function channels(prefix: string): Channels {
   return { sched: `${prefix}:sched`, owls: `${prefix}:owls`, done: `${prefix}:done` };
 }
 
+/** The channel of one worker's pushes: the jobs an add leased to it (lua/includes/push-jobs.lua publishes there). */
+export function pushChannel(c: Channels, workerId: string): string {
+  return `${c.sched}:push:${workerId}`;
+}
+
 /** The index that holds jobs in `state` (ungrouped waiting jobs only, for 'waiting'). */
 export function indexKey(keys: QueueKeys, state: JobState): string {
   switch (state) {

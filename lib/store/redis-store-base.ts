@@ -4,7 +4,7 @@ import type { NotifyAdapter, Unsubscribe } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { noteCarrier } from './announced.js';
-import { channels, keyCache, type Channels, type QueueKeys } from './keys.js';
+import { channels, keyCache, pushChannel, type Channels, type QueueKeys } from './keys.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import { grantRedisAccess } from './redis-access.js';
 import { RedisFlows } from './redis-flows.js';
@@ -95,13 +95,13 @@ export class RedisStoreBase implements AsyncDisposable {
 
   /**
    * Jobs an add leased straight to this idle worker (lua/includes/push), on
-   * the channel <sched>:push:<worker id> of the store's own pub/sub
+   * its push channel (pushChannel) of the store's own pub/sub
    * connection; undefined when wake-ups travel another way (a notify adapter
    * passed in, e.g. NATS): the worker claims instead.
    */
   async onPushed(queue: string, workerId: string, listener: (jobs: JobRecord[]) => void): Promise<Unsubscribe | undefined> {
     if (!this.ownsNotify || !(this.notify instanceof RedisNotify)) return undefined;
-    return this.notify.onChannel(`${this.channels.sched}:push:${workerId}`, (message) => {
+    return this.notify.onChannel(pushChannel(this.channels, workerId), (message) => {
       let jobs: JobRecord[];
       try {
         jobs = decodeClaimed('push', list('push', JSON.parse(message) as RawReply));

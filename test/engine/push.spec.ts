@@ -1,5 +1,5 @@
 import { Queue, RedisStore, Worker, type WorkerOptions } from '../../lib/index.js';
-import { channels } from '../../lib/store/keys.js';
+import { channels, pushChannel } from '../../lib/store/keys.js';
 import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
 import { logRecorder } from '../helpers/log-recorder.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
@@ -165,7 +165,7 @@ describe('pushes to an idle worker', () => {
       workers.push(worker);
       await worker.run();
       await waitFor(async () => (await named('garbled')) !== null, { message: 'the worker named' });
-      await commandOf(store).sendCommand(['PUBLISH', `${channels(store.prefix).sched}:push:${worker.id}`, 'not json']);
+      await commandOf(store).sendCommand(['PUBLISH', pushChannel(channels(store.prefix), worker.id), 'not json']);
       await waitFor(() => at('error').some((line) => line.includes(`a push to worker ${worker.id}`)), { message: 'the error logged' });
       const job = await queue.add('x', 1);
       await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { message: 'the next push still runs' });
