@@ -51,7 +51,8 @@ describe('schedulers (engine)', () => {
   it('replaces the pending tick when the pattern changes, never doubling it', async () => {
     const queue = h.queue('replace');
     const first = await queue.upsertScheduler('r', { every: 3_600_000 }, { name: 'a' });
-    const second = await queue.upsertScheduler('r', { every: 60_000 }, { name: 'b', data: 2 });
+    // Ticks 30 s past each minute: never the hourly tick (at 5 to the hour both would be the hour).
+    const second = await queue.upsertScheduler('r', { every: 60_000, startAt: 30_000 }, { name: 'b', data: 2 });
     expect(second.changed).toBe(true);
     expect(second.next).not.toBe(first.next);
     expect(await delayedIds(queue)).toEqual([`r:${second.next}`]);
