@@ -44,7 +44,7 @@
   The job hash is compact (see includes/retention): no `id` field (the key
   holds it), no `runAt` while it equals createdAt, no `opts` when '{}', no
   `ws` (claim writes the score it pops the job with), no field at its
-  default (attempt, stalled, claims 0; maxAttempts 1; priority, deadline 0;
+  default (attempt, stalled 0; maxAttempts 1; priority, deadline 0;
   rc, rf the default retention). A plain waiting job stores name, data,
   createdAt and state: a listpack of about 65 bytes plus its data.
 

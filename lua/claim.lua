@@ -5,7 +5,7 @@
   KEYS[1..17] queue keys (includes/queue)
 
   ARGV[1..3] channels and queue name (includes/queue)
-  ARGV[4] worker id (tokens are <worker id>:<claim number>)
+  ARGV[4] worker id (tokens are <worker id>:<claim call number>, includes/claim-batch)
   ARGV[5] count
   ARGV[6] lease duration ms
   ARGV[7] woken: '1' when woken by a sched message: spend the wake-hint budget first and

@@ -42,7 +42,7 @@ for i = 1, #nodes do
   redis.call('HSET', jobKey, 'id', n.id,
     'name', n.name, 'data', n.data, 'opts', n.opts,
     'attempt', 0, 'maxAttempts', n.maxAttempts, 'createdAt', now,
-    'priority', n.priority, 'stalled', 0, 'claims', 0,
+    'priority', n.priority, 'stalled', 0,
     'deadline', n.deadline, 'rc', n.rc, 'rf', n.rf,
     'state', 'waiting-children', 'fl', token)
   if n.lifo == '1' then

@@ -1,6 +1,9 @@
 --[[
   claim-batch: waiting -> active for up to `count` jobs, each under a fresh
-  lease token (<workerId>:<claim number>).
+  lease token <workerId>:<call number> (meta lc counts the claim calls that
+  started a job; the jobs of one call share it: a token is only ever
+  compared with its own job's, and a job is claimed at most once per call).
+  A token may end in SPOOL_PLAIN_LEASE (includes/finish).
   Order (includes/claim-pop): the ungrouped jobs and the groups of the ring take turns (the
   ungrouped jobs count as one more group: they take a turn once every group
   in the ring had one since their last, meta rr); inside each, strict priority then
@@ -58,19 +61,21 @@ end
 --[[
   The fields claim reads of a flat HGETALL reply, and where the fields it
   rewrites sit (nil when absent), so the reply is patched in place without
-  a second scan or a table of changes.
+  a second scan or a table of changes. Written into F, one table per claim
+  call reused for every job (a table per job, grown field by field, was a
+  handful of allocations each). F.plain: the job has none of the fields
+  only finishing reads (SPOOL_FINISH_FIELDS) and no `id` (compact layout,
+  default retention), so its lease token says so (SPOOL_PLAIN_LEASE).
 ]]
-local function spool_claim_fields(hash)
-  local deadline, name, claims, attempt
-  local iClaims, iAttempt, iState, iToken, iStarted, iId
+local function spool_claim_fields(hash, F)
+  local deadline, name, attempt, rare
+  local iAttempt, iState, iToken, iStarted, iId
   for i = 1, #hash, 2 do
     local k = hash[i]
     if k == 'name' then
       name = hash[i + 1]
     elseif k == 'state' then
       iState = i + 1
-    elseif k == 'claims' then
-      claims, iClaims = hash[i + 1], i + 1
     elseif k == 'attempt' then
       attempt, iAttempt = hash[i + 1], i + 1
     elseif k == 'deadline' then
@@ -81,9 +86,13 @@ local function spool_claim_fields(hash)
       iStarted = i + 1
     elseif k == 'id' then
       iId = i + 1
+    elseif SPOOL_FINISH_FIELDS[k] then
+      rare = true
     end
   end
-  return deadline, name, tonumber(claims) or 0, tonumber(attempt) or 0, iClaims, iAttempt, iState, iToken, iStarted, iId
+  F.attempt, F.plain = tonumber(attempt) or 0, not rare and not iId
+  F.iAttempt, F.iState, F.iToken, F.iStarted, F.iId = iAttempt, iState, iToken, iStarted, iId
+  return deadline, name
 end
 
 -- Sets hash[i] when the field was there (i), else appends field and value.
@@ -155,6 +164,16 @@ local function spool_claim_ran_dry(Q, grouped, now)
   return 0
 end
 
+-- n as a string, made once per claim call (counts: n -> string).
+local function spool_count_string(counts, n)
+  local s = counts[n]
+  if not s then
+    s = tostring(n)
+    counts[n] = s
+  end
+  return s
+end
+
 --[[
   Starts one job: fresh lease token, counters, event; its hash (patched in
   place) goes to `out`. ws keeps the score it was popped with, so release and
@@ -162,17 +181,21 @@ end
   leaves waiting does not need it).
 ]]
 local function spool_claim_start(Q, C, J, jobKey, id, score, pick, hash, f, out)
-  -- Numbers as strings once: redis.call converts a Lua number on every use.
-  local claims, attempt = tostring(f.claims + 1), tostring(f.attempt + 1)
-  local token = J.workerId .. ':' .. claims
-  redis.call('HSET', jobKey, 'claims', claims, 'attempt', attempt, 'state', 'active', 'token', token, 'startedAt', J.nowS, 'ws', score)
+  -- Numbers as strings once: redis.call converts a Lua number on every use,
+  -- and tostring is a printf; a claim's jobs mostly share their counts.
+  local attempt = spool_count_string(J.counts, f.attempt + 1)
+  if not J.lease then
+    J.lease = J.workerId .. ':' .. redis.call('HINCRBY', Q.meta, 'lc', 1)
+    J.plainLease = J.lease .. SPOOL_PLAIN_LEASE
+  end
+  local token = f.plain and J.plainLease or J.lease
+  redis.call('HSET', jobKey, 'attempt', attempt, 'state', 'active', 'token', token, 'startedAt', J.nowS, 'ws', score)
   C.events[#C.events + 1] = { id, attempt }
   C.active[#C.active + 1] = J.expiresS
   C.active[#C.active + 1] = id
   if pick then
     spool_group_started(Q, C, pick, J.now)
   end
-  spool_patch_at(hash, f.iClaims, 'claims', claims)
   spool_patch_at(hash, f.iAttempt, 'attempt', attempt)
   spool_patch_at(hash, f.iState, 'state', 'active')
   spool_patch_at(hash, f.iToken, 'token', token)
@@ -190,9 +213,8 @@ end
 local function spool_claim_one(Q, C, J, id, score, pick, out)
   local jobKey = Q.jobPrefix .. id
   local hash = redis.call('HGETALL', jobKey)
-  local f = {}
-  local deadline, name
-  deadline, name, f.claims, f.attempt, f.iClaims, f.iAttempt, f.iState, f.iToken, f.iStarted, f.iId = spool_claim_fields(hash)
+  local f = J.fields
+  local deadline, name = spool_claim_fields(hash, f)
   if not name then
     return -- An index entry without its hash: dropped.
   end
@@ -294,8 +316,9 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out, p
   else
     C.ringLen = 0
   end
-  -- Per-call inputs of the job steps; skipped: {id, score, group pick} triples stepped over (no room for their name).
-  local J = { workerId = workerId, lockMs = lockMs, now = now, nowS = tostring(now), expiresS = tostring(now + lockMs), room = room, checkPaused = (tonumber(m[9]) or 0) > 0, skipped = {} }
+  -- Per-call inputs of the job steps; skipped: {id, score, group pick} triples stepped over (no room for their name);
+  -- fields and counts: scratch reused for every job (spool_claim_fields, spool_count_string).
+  local J = { workerId = workerId, lockMs = lockMs, now = now, nowS = tostring(now), expiresS = tostring(now + lockMs), room = room, checkPaused = (tonumber(m[9]) or 0) > 0, skipped = {}, fields = {}, counts = {} }
   local waitMs = 0
   local budget = count + 100
   while #out - base < count and budget > 0 do

@@ -17,25 +17,50 @@ local SPOOL_COMPLETED_FIELDS = { 'jobId', 'size' }
 
 -- nowS: the call's time as the string every job's write uses (a Lua number given
 -- to redis.call is converted on each use, about 1 us here).
+-- The per-duration and per-size memos exist because a batch's jobs mostly
+-- repeat the same few values, and each conversion (tonumber, tostring, a
+-- JSON number) is a strtod or a printf inside Redis.
 local function spool_complete_state(now)
-  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, bucketFields = {}, ms = 0, events = {}, nowS = tostring(now) }
+  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, ms = 0, events = {}, nowS = tostring(now),
+    durations = {}, sizes = {}, dropSpec = {} }
 end
 
--- One job's duration into the batch's metric counters (see includes/metrics).
+-- One job's duration (the string the worker sent) into the batch's metric counters (see includes/metrics).
 local function spool_complete_metric(B, duration)
-  local ms = tonumber(duration)
-  local field = 'hn'
-  if ms and ms >= 0 then
-    ms = math.ceil(ms)
-    local k = spool_duration_bucket(ms)
-    field = B.bucketFields[k]
-    if not field then
-      field = 'h' .. k
-      B.bucketFields[k] = field
+  local d = B.durations[duration]
+  if not d then
+    local ms = tonumber(duration)
+    if ms and ms >= 0 then
+      ms = math.ceil(ms)
+      d = { 'h' .. spool_duration_bucket(ms), ms }
+    else
+      d = { 'hn', 0 }
     end
-    B.ms = B.ms + ms
+    B.durations[duration] = d
   end
-  B.buckets[field] = (B.buckets[field] or 0) + 1
+  B.buckets[d[1]] = (B.buckets[d[1]] or 0) + 1
+  B.ms = B.ms + d[2]
+end
+
+-- A result's size as the string the completed event carries.
+local function spool_complete_size(B, result)
+  local n = #result
+  local s = B.sizes[n]
+  if not s then
+    s = tostring(n)
+    B.sizes[n] = s
+  end
+  return s
+end
+
+-- removeOnComplete: true ("0,...") drops the job at once.
+local function spool_complete_drops(B, rc)
+  local dropped = B.dropSpec[rc]
+  if dropped == nil then
+    dropped = string.sub(rc, 1, 2) == '0,'
+    B.dropSpec[rc] = dropped
+  end
+  return dropped
 end
 
 --[[
@@ -44,7 +69,15 @@ end
   (a retried call), -1 lease lost (nothing written).
 ]]
 local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now)
-  local f = redis.call('HMGET', jobKey, 'token', 'cancel', 'group', 'dk', 'pq', 'w', 'rc', 'id')
+  local f
+  if string.byte(token, -1) == SPOOL_PLAIN_LEASE_BYTE then
+    -- A plain lease (includes/finish): the fields only finishing reads were absent at
+    -- claim and nothing adds them later; each absent field is a full scan of the hash.
+    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'w')
+    f[6], f[3] = f[3], nil
+  else
+    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'group', 'dk', 'pq', 'w', 'rc', 'id')
+  end
   if f[1] ~= token then
     -- Not (or no longer) its lease: this token finished the job already (a retried call), or lost it.
     local done = redis.call('HMGET', jobKey, 'ft', 'state')
@@ -63,7 +96,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   B.done[#B.done + 1] = id
   -- removeOnComplete: true drops the hash in this call (spool_complete_flush): the fields
   -- would be written only to be deleted, unless a flow parent reads the result from it first.
-  local dropped = string.sub(rc, 1, 2) == '0,'
+  local dropped = spool_complete_drops(B, rc)
   if pq or not dropped then
     redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', B.nowS)
     redis.call('HDEL', jobKey, 'token')
@@ -71,7 +104,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   if group and spool_group_released(Q, group) then
     spool_wake(Q, 1)
   end
-  B.events[#B.events + 1] = { id, #result }
+  B.events[#B.events + 1] = { id, spool_complete_size(B, result) }
   if dk and redis.call('GET', dk) == id then
     redis.call('DEL', dk)
   end

@@ -44,16 +44,19 @@ local function spool_waiting_children(Q)
   return spool_flow_base(Q) .. 'waiting-children'
 end
 
+-- A parent's own flow keys are base .. one of these .. id (base: spool_flow_base).
+local SPOOL_DEPS, SPOOL_KID_RESULTS, SPOOL_KID_FAILURES = 'deps:', 'results:', 'failures:'
+
 local function spool_deps(Q, id)
-  return spool_flow_base(Q) .. 'deps:' .. id
+  return spool_flow_base(Q) .. SPOOL_DEPS .. id
 end
 
 local function spool_kid_results(Q, id)
-  return spool_flow_base(Q) .. 'results:' .. id
+  return spool_flow_base(Q) .. SPOOL_KID_RESULTS .. id
 end
 
 local function spool_kid_failures(Q, id)
-  return spool_flow_base(Q) .. 'failures:' .. id
+  return spool_flow_base(Q) .. SPOOL_KID_FAILURES .. id
 end
 
 -- Drops the flow keys a (parent) job owns; called wherever a job hash is deleted.

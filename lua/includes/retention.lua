@@ -33,17 +33,19 @@ end
 -- dead: the jobs are dead letters, which leave the name/reason indexes with their hashes (includes/dead).
 local function spool_drop_jobs(Q, ids, dead)
   local keys = {}
+  local base = spool_flow_base(Q)
   for i = 1, #ids do
     local id = ids[i]
     if dead then
       spool_dead_unindex(Q, Q.jobPrefix .. id, id)
     end
-    -- A dropped parent takes its children bookkeeping with it (includes/flow).
+    -- A dropped parent takes its children bookkeeping with it (includes/flow:
+    -- spool_deps, spool_kid_results, spool_kid_failures, built from one base).
     keys[#keys + 1] = Q.jobPrefix .. id
     keys[#keys + 1] = Q.logPrefix .. id
-    keys[#keys + 1] = spool_deps(Q, id)
-    keys[#keys + 1] = spool_kid_results(Q, id)
-    keys[#keys + 1] = spool_kid_failures(Q, id)
+    keys[#keys + 1] = base .. SPOOL_DEPS .. id
+    keys[#keys + 1] = base .. SPOOL_KID_RESULTS .. id
+    keys[#keys + 1] = base .. SPOOL_KID_FAILURES .. id
   end
   if #keys > 0 then
     redis.call('DEL', unpack(keys))
