@@ -15,15 +15,21 @@ export class BenchRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<BenchRedis> {
+  /** `wrapper`: a command line redis-server runs under (bench/redis-instructions.mjs: valgrind). */
+  static async start(wrapper: readonly string[] = []): Promise<BenchRedis> {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'spool-bench-redis-'));
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-      stdio: 'ignore',
-    });
-    const spawned = new Promise<never>((_, reject) => child.once('error', () => reject(new Error('redis-server is not on PATH: sudo apt-get install -y redis-server'))));
-    await Promise.race([waitForPing(port), spawned]);
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+    const [command, ...rest] = [...wrapper, 'redis-server', ...args];
+    const child = spawn(command!, rest, { stdio: 'ignore' });
+    const spawned = new Promise<never>((_, reject) => child.once('error', () => reject(new Error(`${command} is not on PATH: sudo apt-get install -y ${command}`))));
+    await Promise.race([waitForPing(port, wrapper.length > 0 ? 60_000 : 10_000), spawned]);
     return new BenchRedis(port, child, dir);
+  }
+
+  /** The process id of redis-server (of its wrapper, which runs it in place: valgrind). */
+  get pid(): number {
+    return this.child.pid!;
   }
 
   async stop(): Promise<void> {
@@ -62,10 +68,10 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-async function waitForPing(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
+async function waitForPing(port: number, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
   while (!(await ping(port))) {
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer within 10 s`);
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer within ${withinMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

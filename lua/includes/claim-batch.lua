@@ -3,7 +3,7 @@
   lease token <workerId>:<call number> (meta lc counts the claim calls that
   started a job; the jobs of one call share it: a token is only ever
   compared with its own job's, and a job is claimed at most once per call).
-  A token may end in SPOOL_PLAIN_LEASE (includes/finish).
+  A token may end in a mark of a plain job (includes/finish).
   Order (includes/claim-pop): the ungrouped jobs and the groups of the ring take turns (the
   ungrouped jobs count as one more group: they take a turn once every group
   in the ring had one since their last, meta rr); inside each, strict priority then
@@ -63,12 +63,12 @@ end
   rewrites sit (nil when absent), so the reply is patched in place without
   a second scan or a table of changes. Written into F, one table per claim
   call reused for every job (a table per job, grown field by field, was a
-  handful of allocations each). F.plain: the job has none of the fields
-  only finishing reads (SPOOL_FINISH_FIELDS) and no `id` (compact layout,
-  default retention), so its lease token says so (SPOOL_PLAIN_LEASE).
+  handful of allocations each). F.mark: the lease token's last byte when
+  the job has none of the fields only finishing reads and no `id`
+  (includes/finish), else ''.
 ]]
 local function spool_claim_fields(hash, F)
-  local deadline, name, attempt, rare
+  local deadline, name, attempt, rare, rc
   local iAttempt, iState, iToken, iStarted, iId
   for i = 1, #hash, 2 do
     local k = hash[i]
@@ -86,11 +86,14 @@ local function spool_claim_fields(hash, F)
       iStarted = i + 1
     elseif k == 'id' then
       iId = i + 1
+    elseif k == 'rc' then
+      rc = true
     elseif SPOOL_FINISH_FIELDS[k] then
       rare = true
     end
   end
-  F.attempt, F.plain = tonumber(attempt) or 0, not rare and not iId
+  F.attempt = tonumber(attempt) or 0
+  F.mark = (rare or iId) and '' or (rc and SPOOL_PLAIN_RC_LEASE or SPOOL_PLAIN_LEASE)
   F.iAttempt, F.iState, F.iToken, F.iStarted, F.iId = iAttempt, iState, iToken, iStarted, iId
   return deadline, name
 end
@@ -186,9 +189,13 @@ local function spool_claim_start(Q, C, J, jobKey, id, score, pick, hash, f, out)
   local attempt = spool_count_string(J.counts, f.attempt + 1)
   if not J.lease then
     J.lease = J.workerId .. ':' .. redis.call('HINCRBY', Q.meta, 'lc', 1)
-    J.plainLease = J.lease .. SPOOL_PLAIN_LEASE
+    J.leases = {}
   end
-  local token = f.plain and J.plainLease or J.lease
+  local token = J.leases[f.mark]
+  if not token then
+    token = J.lease .. f.mark
+    J.leases[f.mark] = token
+  end
   redis.call('HSET', jobKey, 'attempt', attempt, 'state', 'active', 'token', token, 'startedAt', J.nowS, 'ws', score)
   C.events[#C.events + 1] = { id, attempt }
   C.active[#C.active + 1] = J.expiresS

@@ -70,11 +70,14 @@ end
 ]]
 local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now)
   local f
-  if string.byte(token, -1) == SPOOL_PLAIN_LEASE_BYTE then
-    -- A plain lease (includes/finish): the fields only finishing reads were absent at
-    -- claim and nothing adds them later; each absent field is a full scan of the hash.
+  local mark = string.byte(token, -1)
+  if mark == SPOOL_PLAIN_BYTE then
+    -- A plain job (includes/finish): the fields only finishing reads were absent at its claim.
     f = redis.call('HMGET', jobKey, 'token', 'cancel', 'w')
     f[6], f[3] = f[3], nil
+  elseif mark == SPOOL_PLAIN_RC_BYTE then
+    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'w', 'rc')
+    f[6], f[7], f[3], f[4] = f[3], f[4], nil, nil
   else
     f = redis.call('HMGET', jobKey, 'token', 'cancel', 'group', 'dk', 'pq', 'w', 'rc', 'id')
   end

@@ -21,17 +21,19 @@
 
 --[[
   Fields a job gets when it is created (add, flow-add, scheduler refills) and
-  that only finishing reads: its group slot, dedup key, flow parent and
-  retention. A claim that finds none of them, and no `id` field (so the
-  compact layout and its default retention), ends the lease token with
-  SPOOL_PLAIN_LEASE; completing such a job reads only the fields that can
-  appear while it runs (token, cancel, w). A token is compared with the
-  job's whole before its last byte is trusted; a token without the mark
-  (older ones end in the claim number) takes the full read.
+  that only finishing reads: its group slot, dedup key and flow parent. A
+  claim that finds none of them and no `id` field (the compact layout, where
+  an absent rc is the default retention) marks the lease token's last byte:
+  SPOOL_PLAIN_LEASE without an rc field, SPOOL_PLAIN_RC_LEASE with one.
+  Completing such a job reads only the fields that can appear while it runs
+  (token, cancel, w), and rc when it has one: every field an HMGET asks for
+  and the hash lacks is a full scan of its listpack. A token is compared
+  with the job's whole before its last byte is trusted; a token without a
+  mark (those made before it end in a digit) takes the full read.
 ]]
-local SPOOL_FINISH_FIELDS = { group = true, dk = true, pq = true, rc = true }
-local SPOOL_PLAIN_LEASE = '.'
-local SPOOL_PLAIN_LEASE_BYTE = string.byte(SPOOL_PLAIN_LEASE)
+local SPOOL_FINISH_FIELDS = { group = true, dk = true, pq = true }
+local SPOOL_PLAIN_LEASE, SPOOL_PLAIN_RC_LEASE = '.', '+'
+local SPOOL_PLAIN_BYTE, SPOOL_PLAIN_RC_BYTE = string.byte(SPOOL_PLAIN_LEASE), string.byte(SPOOL_PLAIN_RC_LEASE)
 
 -- Out of active (after complete, fail, reap, release, throttle): the lease ends.
 local function spool_leave_active(Q, jobKey, id, keepToken)

@@ -72,11 +72,10 @@ local function spool_trim(Q, indexKey, spec, now)
     local excess = redis.call('ZCARD', indexKey) - count
     if excess > 0 then
       if excess > SPOOL_TRIM_MAX then excess = SPOOL_TRIM_MAX end
-      local old = redis.call('ZPOPMIN', indexKey, excess)
-      local ids = {}
-      for i = 1, #old, 2 do
-        ids[#ids + 1] = old[i]
-      end
+      -- ZRANGE then ZREMRANGEBYRANK rather than ZPOPMIN: the scores are not
+      -- needed, and Redis formats each one it replies with as a printf.
+      local ids = redis.call('ZRANGE', indexKey, 0, excess - 1)
+      redis.call('ZREMRANGEBYRANK', indexKey, 0, excess - 1)
       spool_drop_jobs(Q, ids, dead)
     end
   end

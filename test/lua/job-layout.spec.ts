@@ -112,4 +112,44 @@ describe('job hash layout', () => {
     expect(await queue.getJob('old-1')).toMatchObject({ state: 'completed', result: 'ok' });
     await clearFakes(fakes);
   });
+
+  it('marks the lease of a plain job, and completing it still honours a cancel, a watch and its retention', async () => {
+    // includes/finish: '.' no finishing fields, '+' only rc, no mark when group, dedup or a flow parent is there.
+    const plain = await queue.add('p', 1);
+    const kept2 = await queue.add('p', 2, { removeOnComplete: 2 });
+    const grouped = await queue.add('p', 3, { group: { id: 'g' } });
+    const tokens = new Map<string, string>();
+    for (let i = 0; i < 3; i++) {
+      const claimed = await claimOne();
+      tokens.set(claimed.id, claimed.token!);
+    }
+    expect(tokens.get(plain.id)).toMatch(/^w:\d+\.$/);
+    expect(tokens.get(kept2.id)).toMatch(/^w:\d+\+$/);
+    expect(tokens.get(grouped.id)).toMatch(/^w:\d+$/);
+    // A cancel requested while the plain job runs wins over its completion.
+    expect(await queue.cancel(plain.id)).toBe('cancelling');
+    const cancelled = await store.complete('layout', { id: plain.id, token: tokens.get(plain.id)! }, '"r"', fetch);
+    expect(cancelled.status).toBe('cancelled');
+    // The rc job keeps its own retention; the grouped one frees its group slot.
+    expect((await store.complete('layout', { id: kept2.id, token: tokens.get(kept2.id)! }, '"r"', fetch)).status).toBe('completed');
+    expect((await store.complete('layout', { id: grouped.id, token: tokens.get(grouped.id)! }, '"r"', fetch)).status).toBe('completed');
+    expect(await redis.sendCommand(['HGET', k.job(kept2.id), 'rc'])).toBe('2,-1');
+    expect(await queue.getJob(kept2.id)).toMatchObject({ state: 'completed', result: 'r' });
+    expect(await queue.getJob(plain.id)).toMatchObject({ state: 'cancelled' });
+    // A watched plain job announces its end (field w, set while it runs).
+    const watched = await queue.add('p', 4);
+    const lease = await claimOne();
+    const finished = queue.waitFor(watched.id, { timeout: 5_000 });
+    await waitForField(k.job(watched.id), 'w');
+    await store.complete('layout', { id: lease.id, token: lease.token! }, '"done"', fetch);
+    expect(await finished).toBe('done');
+  });
+
+  async function waitForField(key: string, field: string): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while ((await redis.sendCommand(['HEXISTS', key, field])) !== 1) {
+      if (Date.now() > deadline) throw new Error(`${key} never got field ${field}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
 });
