@@ -3,7 +3,7 @@
 // processes N pre-filled no-op jobs at concurrency 100, kept and removed, as
 // the bench's c100 rows, and while it adds N jobs one by one, 100 in flight. Instruction counts do not move with the machine's
 // load or clock, so a change to a script shows as a figure that repeats
-// (runs agree within about 0.5%), where the timed rows need several runs to
+// (runs agree within about 1%), where the timed rows need several runs to
 // tell a 5% step from noise. Each library and retention gets its own
 // redis-server under valgrind (about 50x slower), warmed up (scripts loaded)
 // before counting starts. Also printed: the Redis commands with the largest

@@ -5,6 +5,7 @@
   the call's lease token, the hash patched in place as the reply.
   J carries the call's inputs and scratch (see spool_claim).
 ]]
+--- @include "includes/fmt"
 --- @include "includes/finish"
 --- @include "includes/metrics"
 --- @include "includes/claim-pop"
@@ -58,16 +59,6 @@ local function spool_patch_at(hash, i, field, value)
   end
 end
 
--- n as a string, made once per claim call (counts: n -> string).
-local function spool_count_string(counts, n)
-  local s = counts[n]
-  if not s then
-    s = tostring(n)
-    counts[n] = s
-  end
-  return s
-end
-
 --[[
   Starts one job: fresh lease token, counters, event; its hash (patched in
   place) goes to `out`. ws keeps the score it was popped with, so release and
@@ -75,8 +66,7 @@ end
   leaves waiting does not need it).
 ]]
 local function spool_claim_start(Q, C, J, jobKey, id, score, pick, hash, f, out)
-  -- Numbers as strings once: redis.call converts a Lua number on every use,
-  -- and tostring is a printf; a claim's jobs mostly share their counts.
+  -- A string, not a number: redis.call converts a Lua number on every use.
   local attempt = spool_count_string(J.counts, f.attempt + 1)
   if not J.lease then
     J.lease = J.workerId .. ':' .. redis.call('HINCRBY', Q.meta, 'lc', 1)

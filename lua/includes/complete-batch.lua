@@ -10,6 +10,7 @@
   whole batch (see spool_complete_flush).
   B (from spool_complete_state) collects them while the jobs are checked.
 ]]
+--- @include "includes/fmt"
 --- @include "includes/finish"
 --- @include "includes/metrics"
 
@@ -40,17 +41,6 @@ local function spool_complete_metric(B, duration)
   end
   B.buckets[d[1]] = (B.buckets[d[1]] or 0) + 1
   B.ms = B.ms + d[2]
-end
-
--- A result's size as the string the completed event carries.
-local function spool_complete_size(B, result)
-  local n = #result
-  local s = B.sizes[n]
-  if not s then
-    s = tostring(n)
-    B.sizes[n] = s
-  end
-  return s
 end
 
 -- removeOnComplete: true ("0,...") drops the job at once.
@@ -107,7 +97,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   if group and spool_group_released(Q, group) then
     spool_wake(Q, 1)
   end
-  B.events[#B.events + 1] = { id, spool_complete_size(B, result) }
+  B.events[#B.events + 1] = { id, spool_count_string(B.sizes, #result) }
   if dk and redis.call('GET', dk) == id then
     redis.call('DEL', dk)
   end
