@@ -130,6 +130,9 @@ end
 -- Sequence numbers for the waiting jobs of this call, taken in one step.
 -- Score = priority * 2^33 + 2^32 +/- sequence (see includes/place).
 local seq = newWaiting > 0 and (redis.call('HINCRBY', Q.meta, 'seq', newWaiting) - newWaiting) or 0
+if newWaiting > 0 and seq == 0 then
+  spool_keys_born(Q)
+end
 local pausedName = nil -- name -> paused?, read once per name when some name is paused
 
 -- Pass 2: write the job hashes; index entries are collected and written after.

@@ -13,13 +13,14 @@
 ]]
 --- @include "includes/now"
 --- @include "includes/fmt"
+--- @include "includes/lease"
 
 local expiry = spool_int(spool_now() + tonumber(ARGV[1]))
 local out = {}
 for i = 2, #KEYS do
   local id, token = ARGV[(i - 1) * 2], ARGV[(i - 1) * 2 + 1]
   local fields = redis.call('HMGET', KEYS[i], 'token', 'cancel')
-  if fields[1] == token then
+  if spool_holds(fields[1], token) then
     redis.call('ZADD', KEYS[1], 'XX', expiry, id)
     out[#out + 1] = fields[2] and 2 or 1
   else

@@ -24,6 +24,7 @@
 --- @include "includes/now"
 --- @include "includes/queue"
 --- @include "includes/flow"
+--- @include "includes/owned-keys"
 
 local Q = spool_queue()
 local wc = KEYS[18]
@@ -63,6 +64,13 @@ for i = 1, #nodes do
     redis.call('HSET', jobKey, 'hold', n.delay)
   end
   redis.call('ZADD', wc, now, n.id)
+end
+for i = 1, #nodes do
+  if #nodes[i].deps > 0 then
+    -- Its deps, results and failures keys go when it is dropped (includes/owned-keys).
+    redis.call('HSET', Q.meta, 'kflow', '1')
+    break
+  end
 end
 redis.call('HSET', spool_flow_intents(Q), token, ARGV[6])
 return {1, now}

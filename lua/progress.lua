@@ -11,8 +11,9 @@
   Events: progress (the value when at most 1 KiB, else its size).
 ]]
 --- @include "includes/events"
+--- @include "includes/lease"
 
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
+if not spool_holds(redis.call('HGET', KEYS[1], 'token'), ARGV[1]) then
   return -1
 end
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])

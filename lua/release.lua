@@ -22,7 +22,7 @@
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
 local fields = redis.call('HMGET', jobKey, 'token', 'cancel', 'ws')
-if fields[1] ~= token then
+if not spool_holds(fields[1], token) then
   return -1
 end
 spool_leave_active(Q, jobKey, id, false)

@@ -26,8 +26,9 @@
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
 local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state')
-if fields[1] ~= token then
-  if fields[2] == token then
+if not spool_holds(fields[1], token) then
+  -- This token finished the attempt already (includes/finish: spent in place, or ft before that).
+  if fields[1] == token .. SPOOL_SPENT or fields[2] == token then
     return {2, fields[4], 0}
   end
   return {-1, '', 0}

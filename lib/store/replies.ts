@@ -19,7 +19,7 @@ import type {
 } from './store.js';
 import { ReplyShapeError } from './errors.js';
 import { decodeChildRef } from './flow-replies.js';
-import { int, list, optionalInt, state, str, type RawReply } from './reply-values.js';
+import { int, list, liveToken, optionalInt, state, str, type RawReply } from './reply-values.js';
 
 /** Decoders of the scripts' replies into the Store's outcomes (flows: flow-replies.ts; limits: limit-replies.ts). */
 
@@ -64,7 +64,7 @@ export function decodeJob(id: string, h: Record<string, string>): JobRecord {
     result: h.result,
     error: h.error === undefined ? undefined : { message: h.error, stack: h.stack ?? '', code: h.code ?? '' },
     reason: h.reason,
-    token: h.token,
+    token: liveToken(h.token),
     group: h.group,
     cancelRequested: h.cancel === '1',
     ...(h.pq !== undefined && h.pid !== undefined && { parent: { queue: h.pq, id: h.pid } }),

@@ -34,3 +34,14 @@ export function optionalInt(value: string | undefined): number | undefined {
   const n = Number(value);
   return Number.isFinite(n) ? n : undefined;
 }
+
+/**
+ * The byte a finished lease's token ends with: the job hash keeps the token
+ * it finished under, spent in place (lua/includes/finish.lua SPOOL_SPENT).
+ */
+export const SPENT_LEASE_MARK = '!';
+
+/** The lease token a job hash holds, or undefined when it holds none or a spent one. */
+export function liveToken(token: string | undefined): string | undefined {
+  return token === undefined || token.endsWith(SPENT_LEASE_MARK) ? undefined : token;
+}

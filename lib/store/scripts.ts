@@ -7,6 +7,7 @@ export type KeyName =
   | 'idle'
   | 'job'
   | 'logs'
+  | 'meta'
   | 'waitingChildren'
   | 'outbox'
   | 'deps'
@@ -59,7 +60,7 @@ export const SCRIPTS = {
   metrics: { file: 'metrics', queue: true, keys: [], argv: [] },
   extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease', argv: ['lease duration ms'], argvRest: 'pairs: job id, lease token' },
   progress: { file: 'progress', queue: false, keys: ['job'], argv: ['lease token', 'progress'] },
-  log: { file: 'log', queue: false, keys: ['job', 'logs'], argv: ['lease token', 'line', 'keep'] },
+  log: { file: 'log', queue: false, keys: ['job', 'logs', 'meta'], argv: ['lease token', 'line', 'keep'] },
   // Flows (parent/child) and dead-letter operations.
   flowAdd: { file: 'flow-add', queue: true, keys: ['waitingChildren'], rest: 'two per node', argv: ['flow token', 'nodes', 'intent'] },
   flowCommit: { file: 'flow-commit', queue: true, keys: ['waitingChildren'], rest: 'two per node', argv: ['decision', 'flow token'], argvRest: 'node ids' },

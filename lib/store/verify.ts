@@ -1,7 +1,7 @@
 import { indexKey, type QueueKeys } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
 import { decodeHash } from './replies.js';
-import type { RawReply } from './reply-values.js';
+import { liveToken, type RawReply } from './reply-values.js';
 import { JOB_STATES } from './store.js';
 import { verifySchedulers } from './verify-schedulers.js';
 import { verifyDeadIndexes } from './verify-dead.js';
@@ -48,7 +48,9 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const waitingByName = new Map<string, number>();
   const activeByGroup = new Map<string, number>();
   ids.forEach((id, i) => {
-    const [state, token, name, data, group, hold] = fields[i]!;
+    const [state, stored, name, data, group, hold] = fields[i]!;
+    // A finished lease stays in the hash, spent (lua/includes/finish): not a lease.
+    const token = liveToken(stored ?? undefined);
     const indexes = where.get(id) ?? [];
     if (indexes.length > 1) problems.push(`job ${id} is in several indexes: ${indexes.join(', ')}`);
     if (!hashIds.has(id)) {
@@ -67,7 +69,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
     else if (state === 'waiting-children' && Number(pendingChildren[i]) === 0) problems.push(`job ${id} waits for children but has none pending`);
   });
 
-  for (const kind of ['deps', 'results', 'failures'] as const) {
+  for (const kind of ['logs', 'deps', 'results', 'failures'] as const) {
     const prefix = keys[kind]('');
     for (const key of await scan(client, `${prefix}*`)) {
       if (!hashIds.has(key.slice(prefix.length))) problems.push(`${key} belongs to no job`);
@@ -79,6 +81,11 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   if (uncommitted.length) problems.push(`flow adds ${uncommitted.join(', ')} wrote nodes here but never committed them`);
 
   const meta = decodeHash((await client.sendCommand(['HGETALL', keys.meta])) as RawReply);
+  // Drops name a job's log and flow keys only where meta says they may exist (lua/includes/owned-keys).
+  if (meta.kt !== undefined) {
+    if (meta.klog === undefined && (await scan(client, `${keys.logs('')}*`)).length) problems.push('job logs exist but meta klog is unset');
+    if (meta.kflow === undefined && (await scan(client, `${keys.deps('')}*`)).length) problems.push('flow parents exist but meta kflow is unset');
+  }
   const counter = (field: string) => Number(meta[field] ?? 0);
   if (counter('gw') !== grouped) problems.push(`meta gw says ${counter('gw')} grouped waiting jobs, the group sets hold ${grouped}`);
   if (counter('gpw') !== inPausedGroups) problems.push(`meta gpw says ${counter('gpw')} jobs wait in paused groups, their sets hold ${inPausedGroups}`);

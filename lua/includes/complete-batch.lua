@@ -4,7 +4,7 @@
 
   Per job the cost is one HMGET (token, and the fields the rare paths
   need; the idempotent-retry fields only when the token does not match),
-  one HSET and one HDEL (none for a job removed on completion); the index writes (ZREM active, ZADD
+  one HSET (none for a job removed on completion: the token is spent in place, includes/finish); the index writes (ZREM active, ZADD
   completed), the completed events (one entry, includes/events), the
   metrics counters and the retention trim are paid once per call for the
   whole batch (see spool_complete_flush).
@@ -71,10 +71,10 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   else
     f = redis.call('HMGET', jobKey, 'token', 'cancel', 'group', 'dk', 'pq', 'w', 'rc', 'id')
   end
-  if f[1] ~= token then
+  if f[1] ~= token or mark == SPOOL_SPENT_BYTE then
     -- Not (or no longer) its lease: this token finished the job already (a retried call), or lost it.
     local done = redis.call('HMGET', jobKey, 'ft', 'state')
-    if done[1] == token then
+    if f[1] == token .. SPOOL_SPENT or done[1] == token then
       return 2, done[2] or ''
     end
     return -1, ''
@@ -91,8 +91,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   -- would be written only to be deleted, unless a flow parent reads the result from it first.
   local dropped = spool_complete_drops(B, rc)
   if pq or not dropped then
-    redis.call('HSET', jobKey, 'ft', token, 'result', result, 'state', 'completed', 'finishedAt', B.nowS)
-    redis.call('HDEL', jobKey, 'token')
+    redis.call('HSET', jobKey, 'token', token .. SPOOL_SPENT, 'result', result, 'state', 'completed', 'finishedAt', B.nowS)
   end
   if group and spool_group_released(Q, group) then
     spool_wake(Q, 1)

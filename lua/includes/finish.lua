@@ -1,9 +1,12 @@
 --[[
   finish: moves out of active and into terminal states.
   - leaving active frees the job's group slot (the group may rejoin the ring);
-  - the lease token is dropped and kept as ft (finishing token), so the same
-    holder retrying the same call after a lost reply is recognised and
-    answered idempotently, while a stale holder is not;
+  - the lease token is spent in place (includes/lease): the holder that
+    finished the job, retrying the same call after a lost reply, is
+    recognised and answered idempotently, while no caller holds it any more.
+    Overwriting the value is one listpack write where dropping `token` and
+    adding a finishing-token field were two (jobs finished before this carry
+    that field, `ft`: the retry checks read it too);
   - a dedup key held "until the job finishes" (dk) is released if it still
     points at this job;
   - retention (rc for completed, rf for failed and cancelled) trims old jobs;
@@ -11,6 +14,7 @@
     (waitUntilFinished) is announced on the done channel, before retention
     may drop the hash (includes/flow).
 ]]
+--- @include "includes/lease"
 --- @include "includes/groups"
 --- @include "includes/retention"
 --- @include "includes/announce"
@@ -41,9 +45,10 @@ local function spool_leave_active(Q, jobKey, id, keepToken)
   local f = redis.call('HMGET', jobKey, 'group', 'token')
   if f[2] then
     if keepToken then
-      redis.call('HSET', jobKey, 'ft', f[2])
+      redis.call('HSET', jobKey, 'token', f[2] .. SPOOL_SPENT)
+    else
+      redis.call('HDEL', jobKey, 'token')
     end
-    redis.call('HDEL', jobKey, 'token')
   end
   if spool_group_released(Q, f[1]) then
     -- Workers that went idle while every group with work was at its cap must hear of the free slot.

@@ -10,6 +10,7 @@
 ]]
 --- @include "includes/fmt"
 --- @include "includes/groups"
+--- @include "includes/owned-keys"
 
 --[[
   Score = priority * 2^33 + 2^32 +/- sequence: priority < 2^20 and the
@@ -18,7 +19,11 @@
 ]]
 local function spool_wait_score(Q, priority, lifo)
   priority = priority or 0
-  local seq = redis.call('HINCRBY', Q.meta, 'seq', 1) % 4294967296
+  local raw = redis.call('HINCRBY', Q.meta, 'seq', 1)
+  if raw == 1 then
+    spool_keys_born(Q)
+  end
+  local seq = raw % 4294967296
   local base = priority * 8589934592 + 4294967296
   if lifo then
     return base - 1 - seq

@@ -24,7 +24,7 @@ local function spool_redrive(Q, jobKey, deps, wc, id, reset, delay, now)
   end
   redis.call('ZREM', Q.failed, id)
   spool_dead_unindex(Q, jobKey, id)
-  redis.call('HDEL', jobKey, 'finishedAt', 'error', 'stack', 'code', 'reason', 'ft')
+  redis.call('HDEL', jobKey, 'finishedAt', 'error', 'stack', 'code', 'reason', 'ft', 'token')
   if reset then
     redis.call('HSET', jobKey, 'attempt', 0, 'stalled', 0)
   end

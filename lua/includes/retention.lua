@@ -5,7 +5,8 @@
   bounded per call (SPOOL_TRIM_MAX old jobs per rule) so one completion never
   turns into a long scan; the next completions finish the job.
   The finished job must already be in indexKey (score = finishedAt).
-  The dropped jobs' keys (hash, log, flow bookkeeping) go in one DEL.
+  The dropped jobs' keys (hash, and the log and flow bookkeeping where the
+  queue's jobs may own them: includes/owned-keys) go in one DEL.
 
   Where the spec lives: job field rc (completed) or rf (failed, cancelled).
   When the field is absent, what it means depends on the hash's layout:
@@ -29,23 +30,29 @@ local function spool_spec_of(specField, spec, idField)
 end
 --- @include "includes/flow"
 --- @include "includes/dead"
+--- @include "includes/owned-keys"
 
 -- dead: the jobs are dead letters, which leave the name/reason indexes with their hashes (includes/dead).
 local function spool_drop_jobs(Q, ids, dead)
   local keys = {}
   local base = spool_flow_base(Q)
+  local logs, flows = spool_owned_keys(Q)
   for i = 1, #ids do
     local id = ids[i]
     if dead then
       spool_dead_unindex(Q, Q.jobPrefix .. id, id)
     end
-    -- A dropped parent takes its children bookkeeping with it (includes/flow:
-    -- spool_deps, spool_kid_results, spool_kid_failures, built from one base).
     keys[#keys + 1] = Q.jobPrefix .. id
-    keys[#keys + 1] = Q.logPrefix .. id
-    keys[#keys + 1] = base .. SPOOL_DEPS .. id
-    keys[#keys + 1] = base .. SPOOL_KID_RESULTS .. id
-    keys[#keys + 1] = base .. SPOOL_KID_FAILURES .. id
+    if logs then
+      keys[#keys + 1] = Q.logPrefix .. id
+    end
+    if flows then
+      -- A dropped parent takes its children bookkeeping with it (includes/flow:
+      -- spool_deps, spool_kid_results, spool_kid_failures, built from one base).
+      keys[#keys + 1] = base .. SPOOL_DEPS .. id
+      keys[#keys + 1] = base .. SPOOL_KID_RESULTS .. id
+      keys[#keys + 1] = base .. SPOOL_KID_FAILURES .. id
+    end
   end
   if #keys > 0 then
     redis.call('DEL', unpack(keys))

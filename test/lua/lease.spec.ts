@@ -1,5 +1,6 @@
 import { Queue, type RedisStore } from '../../lib/index.js';
 import { testStore } from '../helpers/store.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 
 /** Lease tokens are checked inside every script that writes to an active job (DESIGN invariant 2). */
 describe('lease token enforcement', () => {
@@ -68,6 +69,26 @@ describe('lease token enforcement', () => {
     expect(await store.complete('lease', lease, '7', fetch('w1'))).toEqual({ status: 'already', state: 'completed', next: [] });
     expect(await store.getCounts('lease')).toMatchObject({ completed: 1, active: 0 });
     expect((await queue.getJob(job.id))?.result).toBe(7);
+  });
+
+  it('keeps a finished lease spent in the job hash: no token matches it, the job shows none', async () => {
+    const job = await queue.add('a', {}, { attempts: 2 });
+    const lease = await claimOne();
+    const failure = { retryDelay: 0, reason: 'error', message: 'boom', stack: '', code: 'Error' };
+    expect((await store.fail('lease', lease, failure)).status).toBe('moved');
+    const again = await claimOne();
+    expect((await store.complete('lease', again, '1', fetch('w1'))).status).toBe('completed');
+    // The field keeps the token with '!' appended (lua/includes/finish SPOOL_SPENT); no ft field is written.
+    const raw = (await commandOf(store).sendCommand(['HMGET', keysOf(store, 'lease').job(job.id), 'token', 'ft'])) as (string | null)[];
+    expect(raw).toEqual([`${again.token}!`, null]);
+    expect((await store.getJob('lease', job.id))?.token).toBeUndefined();
+    for (const holder of [lease, again, { id: job.id, token: `${again.token}!` }]) {
+      expect(await store.log('lease', holder, 'line', 10)).toBeNull();
+      expect(await store.progress('lease', holder, '1')).toBe(false);
+      expect(await store.extend('lease', 10_000, [holder])).toEqual(['lost']);
+    }
+    expect((await store.complete('lease', { id: job.id, token: `${again.token}!` }, '2', fetch('w1'))).status).toBe('lost');
+    expect(await store.complete('lease', again, '1', fetch('w1'))).toMatchObject({ status: 'already', state: 'completed' });
   });
 
   it('answers a repeated fail of the same token idempotently', async () => {
