@@ -1,7 +1,8 @@
 // Redis work per processed job, counted rather than timed: CPU instructions
 // redis-server executes (valgrind's callgrind, Ir) while each library
 // processes N pre-filled no-op jobs at concurrency 100, kept and removed, as
-// the bench's c100 rows, and while it adds N jobs one by one, 100 in flight. Instruction counts do not move with the machine's
+// the bench's c100 rows, while it adds N jobs one by one, 100 in flight, and
+// while it adds them one at a time (nothing to coalesce). Instruction counts do not move with the machine's
 // load or clock, so a change to a script shows as a figure that repeats
 // (runs agree within about 1%), where the timed rows need several runs to
 // tell a 5% step from noise. Each library and retention gets its own
@@ -55,10 +56,11 @@ async function measure(Contender, retention) {
     // Scripts loaded and every path taken once before counting.
     await lib.fill('warm-up', 500, retention);
     await lib.process('warm-up', 500, 100, retention);
-    if (retention === 'added') {
-      await lib.addSingle('warm-up', 500, 100);
+    if (retention === 'added' || retention === 'alone') {
+      const width = retention === 'added' ? 100 : 1;
+      await lib.addSingle('warm-up', 500, width);
       await instrument(redis.pid, true);
-      await lib.addSingle('q', jobs, 100);
+      await lib.addSingle('q', jobs, width);
     } else {
       await lib.fill('q', jobs, retention);
       await instrument(redis.pid, true);
@@ -74,11 +76,11 @@ async function measure(Contender, retention) {
 
 console.log(`redis-server instructions per job (callgrind Ir), ${jobs} no-op jobs; node ${process.version}`);
 try {
-  for (const retention of ['kept', 'removed', 'added']) {
+  for (const retention of ['kept', 'removed', 'added', 'alone']) {
     for (const Contender of LIBRARIES) {
       const name = new Contender().name;
       const { total, commands } = await measure(Contender, retention);
-      const what = retention === 'added' ? 'added one by one, 100 in flight' : `processed, ${retention}`;
+      const what = { added: 'added one by one, 100 in flight', alone: 'added one at a time (each add awaited, as a request handler adds)' }[retention] ?? `processed, ${retention}`;
       console.log(`\n${name}, ${what}: ${Math.round(total / jobs).toLocaleString('en-US')} instructions per job`);
       const rows = [...commands].sort((a, b) => b[1] - a[1]).slice(0, top);
       for (const [command, ir] of rows) {
