@@ -161,6 +161,18 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     expect(JSON.parse(fields[fields.indexOf('rows') + 1]!)).toEqual(ids.map((id) => [id]));
   });
 
+  it('rows carry ids that JSON must escape (quotes, backslashes, control characters, slashes) exactly', async () => {
+    const { reader, got } = events('escape');
+    await reader.ready();
+    const queue = h.queue<number>('escape');
+    // One kind per bulk: each bulk is one stream entry whose rows JSON holds the ids.
+    const bulks = [['say "hi"', 'q-2'], ['back\\slash', 'b-2'], ['tab\tand\nline', 't-2'], ['a/b', 'plain-2']];
+    for (const bulk of bulks) await queue.addBulk(bulk.map((jobId, i) => ({ name: 'n', data: i, opts: { jobId } })));
+    const ids = bulks.flat();
+    await waitFor(() => got.filter((e) => e.event === 'added').length === ids.length, { message: 'every added event' });
+    expect(got.filter((e) => e.event === 'added').map((e) => ('jobId' in e ? e.jobId : ''))).toEqual(ids);
+  });
+
   it('maxLen bounds events, not entries: bulk entries of 100 events keep the stream near maxLen events', async () => {
     const queue = h.queue<number>('bulkcap');
     await queue.configure({ events: { maxLen: 200 } });
