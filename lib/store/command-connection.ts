@@ -136,7 +136,7 @@ export class CommandConnection {
       client.on('ready', onReady);
     }
     try {
-      // On a cluster: every master (one that lacks the library later gets calls by EVALSHA while it is loaded again).
+      // On a cluster: every master (a master promoted later loads each script on its first NOSCRIPT).
       const masters = await masterClients(client);
       for (const master of masters) await checkServer(master, this.logger, { requireNoEviction: this.requireNoEviction });
       await this.loadLibrary(client, true);

@@ -1,7 +1,6 @@
 import { ErrorReply } from 'redis';
 import { RedisOutOfMemoryError, RedisUnavailableError, ScriptError } from './errors.js';
 import type { RedisClientLike } from './redis-client.js';
-import { decodeHash } from './replies.js';
 import type { RawReply } from './reply-values.js';
 import { buildFunctionLibrary, type FunctionLibrary } from './function-library.js';
 import { loadScript, type LoadedScript } from './script-loader.js';
@@ -84,8 +83,7 @@ export class ScriptRunner {
     try {
       const listed = (await client.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', 'spool_*'])) as RawReply[];
       for (const entry of listed) {
-        // A flat list (RESP2) or a map (RESP3), as any hash reply.
-        const name = decodeHash(entry).library_name;
+        const name = libraryName(entry);
         if (name === undefined || name === this.library.name || !/^spool_[0-9a-f]{12}$/.test(name)) continue;
         await client.sendCommand(['FUNCTION', 'DELETE', name]);
         deleted.push(name);
@@ -167,4 +165,21 @@ export class ScriptRunner {
       return reply;
     }
   }
+}
+
+/** library_name of a FUNCTION LIST entry: a flat list (RESP2) or a map (RESP3). */
+function libraryName(entry: RawReply): string | undefined {
+  if (Array.isArray(entry)) {
+    const at = entry.indexOf('library_name');
+    return at >= 0 && typeof entry[at + 1] === 'string' ? (entry[at + 1] as string) : undefined;
+  }
+  if (entry instanceof Map) {
+    const name: unknown = entry.get('library_name');
+    return typeof name === 'string' ? name : undefined;
+  }
+  if (entry && typeof entry === 'object') {
+    const name = (entry as { readonly [field: string]: RawReply }).library_name;
+    return typeof name === 'string' ? name : undefined;
+  }
+  return undefined;
 }

@@ -3,8 +3,6 @@ import { testStore, uniquePrefix } from '../helpers/store.js';
 import { ownRedis } from '../chaos/support/own-redis.js';
 import { commandOf } from '../helpers/redis-access.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { decodeHash } from '../../lib/store/replies.js';
-import type { RawReply } from '../../lib/store/reply-values.js';
 
 /**
  * Scripts run as one function library by FCALL (lib/store/function-library);
@@ -59,7 +57,10 @@ describe('script and function library loss', () => {
     const fresh = await testStore(own.url);
     try {
       const listed = (await admin.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', 'spool_*'])) as unknown[];
-      const names = listed.map((entry) => decodeHash(entry as RawReply).library_name);
+      // A flat list (RESP2) or a map (RESP3), as the client speaks.
+      const names = listed.map((entry) =>
+        Array.isArray(entry) ? String(entry[entry.indexOf('library_name') + 1]) : String((entry as { library_name: unknown }).library_name),
+      );
       expect(names).toHaveLength(2);
       expect(names).toContain('spool_custom');
       expect(names).not.toContain('spool_000000000000');
