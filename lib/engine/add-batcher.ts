@@ -16,7 +16,7 @@ interface Pending {
  * while the previous write is out, go to Redis as one add script call, and
  * each caller gets the reply for its own job. A lone add is written at once
  * (after the current microtasks, no timer); 100 adds in flight share the
- * call's fixed cost (round trip, script call, the script's reads of the queue
+ * call's fixed cost (round trip, EVALSHA, the script's reads of the queue
  * meta, the index and counter writes, the wake-up).
  *
  * One write is out at a time, so Redis runs a producer's adds in call order

@@ -139,13 +139,10 @@ export class CommandConnection {
       // On a cluster: every master (a master promoted later loads each script on its first NOSCRIPT).
       const masters = await masterClients(client);
       for (const master of masters) await checkServer(master, this.logger, { requireNoEviction: this.requireNoEviction });
+      // Not fatal: a store connects under OOM too (SCRIPT LOAD may be refused), and calls fall back to EVAL.
+      await Promise.all(masters.map((master) => this.runner.preload(master)))
+        .catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
       await this.loadLibrary(client, true);
-      // Without the library (an ACL without FUNCTION, OOM) calls go by EVALSHA: cache the scripts now (840 KB of
-      // text, so not when the library serves). Not fatal: SCRIPT LOAD may be refused too, and calls fall back to EVAL.
-      if (!this.runner.usingFunctions) {
-        await Promise.all(masters.map((master) => this.runner.preload(master)))
-          .catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
-      }
     } catch (err) {
       if (this.ownsClient) {
         client.off('error', onError);

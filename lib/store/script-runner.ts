@@ -99,10 +99,6 @@ export class ScriptRunner {
     this.functions = on;
   }
 
-  get usingFunctions(): boolean {
-    return this.functions;
-  }
-
   /**
    * Caches every script on the server (SCRIPT LOAD, pipelined), so a burst
    * of first calls does not each fall back to sending its whole source with
