@@ -53,22 +53,13 @@ export class CommandConnection {
     };
   }
 
-  /**
-   * The function library on every master (a cluster's each); calls go by FCALL
-   * only when all hold it. At connect, libraries of earlier versions go.
-   */
-  private async loadLibrary(client = this.client, prune = false): Promise<void> {
+  /** The function library on every master (a cluster's each); calls go by FCALL only when all hold it. */
+  private async loadLibrary(client = this.client): Promise<void> {
     if (!client || this.state === 'closed') return;
     try {
       const masters = await masterClients(client);
       const loaded = await Promise.all(masters.map((master) => this.runner.loadLibrary(master)));
       this.runner.useFunctions(loaded.every(Boolean));
-      if (prune) {
-        for (const master of masters) {
-          const deleted = await this.runner.pruneLibraries(master);
-          if (deleted.length) this.logger.log(`RedisStore: deleted the function libraries of earlier Spool versions: ${deleted.join(', ')}`);
-        }
-      }
     } catch {
       this.runner.useFunctions(false); // Unreachable now: the next "Function not found" tries again.
     }
@@ -142,7 +133,7 @@ export class CommandConnection {
       // Not fatal: a store connects under OOM too (SCRIPT LOAD may be refused), and calls fall back to EVAL.
       await Promise.all(masters.map((master) => this.runner.preload(master)))
         .catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
-      await this.loadLibrary(client, true);
+      await this.loadLibrary(client);
     } catch (err) {
       if (this.ownsClient) {
         client.off('error', onError);

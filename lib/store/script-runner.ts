@@ -71,29 +71,6 @@ export class ScriptRunner {
     }
   }
 
-  /**
-   * Deletes the libraries earlier Spool versions loaded (spool_<12 hex digits>,
-   * not this one): each holds ~0.5 MB of the server's memory and, unlike the
-   * script cache, survives restarts in the RDB and AOF. A process of an older
-   * version still running (a rolling deploy) meets "Function not found" and
-   * goes on by EVALSHA while it loads its own again. Returns the names deleted.
-   */
-  async pruneLibraries(client: RedisClientLike): Promise<string[]> {
-    const deleted: string[] = [];
-    try {
-      const listed = (await client.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', 'spool_*'])) as RawReply[];
-      for (const entry of listed) {
-        const name = libraryName(entry);
-        if (name === undefined || name === this.library.name || !/^spool_[0-9a-f]{12}$/.test(name)) continue;
-        await client.sendCommand(['FUNCTION', 'DELETE', name]);
-        deleted.push(name);
-      }
-    } catch {
-      // Best effort: a server that refuses FUNCTION keeps what it has.
-    }
-    return deleted;
-  }
-
   /** Calls go by FCALL (every master holds the library) or by EVALSHA. */
   useFunctions(on: boolean): void {
     this.functions = on;
@@ -161,21 +138,4 @@ export class ScriptRunner {
       return reply;
     }
   }
-}
-
-/** library_name of a FUNCTION LIST entry: a flat list (RESP2) or a map (RESP3). */
-function libraryName(entry: RawReply): string | undefined {
-  if (Array.isArray(entry)) {
-    const at = entry.indexOf('library_name');
-    return at >= 0 && typeof entry[at + 1] === 'string' ? (entry[at + 1] as string) : undefined;
-  }
-  if (entry instanceof Map) {
-    const name: unknown = entry.get('library_name');
-    return typeof name === 'string' ? name : undefined;
-  }
-  if (entry && typeof entry === 'object') {
-    const name = (entry as { readonly [field: string]: RawReply }).library_name;
-    return typeof name === 'string' ? name : undefined;
-  }
-  return undefined;
 }

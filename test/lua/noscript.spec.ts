@@ -47,28 +47,6 @@ describe('script and function library loss', () => {
     expect(await queue.getCounts()).toMatchObject({ waiting: 1 });
   });
 
-  it("deletes earlier versions' libraries at connect, and only those", async () => {
-    const admin = await own.admin();
-    const library = (name: string) => `#!lua name=${name}\nredis.register_function('${name}_f', function() return 1 end)`;
-    await admin.sendCommand(['FUNCTION', 'LOAD', library('spool_000000000000')]);
-    await admin.sendCommand(['FUNCTION', 'LOAD', library('spool_custom')]);
-    const fresh = await testStore(own.url);
-    try {
-      const listed = (await admin.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', 'spool_*'])) as unknown[];
-      // A flat list (RESP2) or a map (RESP3), as the client speaks.
-      const names = listed.map((entry) =>
-        Array.isArray(entry) ? String(entry[entry.indexOf('library_name') + 1]) : String((entry as { library_name: unknown }).library_name),
-      );
-      expect(names).toHaveLength(2);
-      expect(names).toContain('spool_custom');
-      expect(names).not.toContain('spool_000000000000');
-      expect(names.find((n) => n !== 'spool_custom')).toMatch(/^spool_[0-9a-f]{12}$/);
-    } finally {
-      await fresh.disconnect();
-      await admin.sendCommand(['FUNCTION', 'DELETE', 'spool_custom']);
-    }
-  });
-
   it('runs scripts by EVALSHA for a user the server does not let load functions (an ACL without FUNCTION)', async () => {
     const user = uniquePrefix('nofn');
     await redis().sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-function']);
