@@ -6,7 +6,7 @@
 // (lib/store/function-library: FUNCTION LOAD once, then FCALL), where the
 // includes' ~80 local functions are defined at load time instead of on every
 // EVALSHA. A measure, not a test: CI runs nothing here. Needs valgrind and redis-cli (Debian: valgrind, redis-tools).
-// Usage: npm run bench:lone-add [-- --calls=100 --jobs=1]
+// Usage: npm run bench:lone-add [-- --calls=100]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +17,7 @@ import { buildFunctionLibrary } from '../dist-bench/lib/store/function-library.j
 import { loadScript } from '../dist-bench/lib/store/script-loader.js';
 
 const run = promisify(execFile);
-const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-// --jobs=1000: the same parts for one bulk call of that many jobs, per job.
-const jobs = arg('jobs', 1);
-const calls = arg('calls', jobs > 1 ? 10 : 100);
+const calls = Number(process.argv.find((a) => a.startsWith('--calls='))?.split('=')[1] ?? 100);
 const dir = mkdtempSync(join(tmpdir(), 'spool-lone-add-'));
 const text = loadScript('add').source;
 
@@ -64,9 +61,7 @@ async function measure(script) {
     }
     let id = 0;
     const call = async () => {
-      const perJob = [];
-      for (let j = 0; j < jobs; j++) perJob.push(`job${id++}`, 'noop', '{"i":1,"g":0}', '{}', '');
-      const { stdout } = await cli(command, target, '17', ...keys, '{bench:lone}:sched', '{bench:lone}:owls', 'lone', String(jobs), ...perJob);
+      const { stdout } = await cli(command, target, '17', ...keys, '{bench:lone}:sched', '{bench:lone}:owls', 'lone', '1', `job${id++}`, 'noop', '{"i":1,"g":0}', '{}', '');
       if (/^ERR/.test(stdout)) throw new Error(stdout);
     };
     for (let i = 0; i < 20; i++) await call(); // the queue's first add and the allocator's warm-up out of the count
@@ -78,10 +73,10 @@ async function measure(script) {
   }
   const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', file], { maxBuffer: 1 << 26 });
   const line = /([\d,]+) \([\s\d.]+%\)\s+\?\?\?:(evalShaCommand|fcallCommand) \[/.exec(stdout);
-  return Number(line[1].replace(/,/g, '')) / calls / jobs;
+  return Number(line[1].replace(/,/g, '')) / calls;
 }
 
-console.log(`redis-server instructions per job of an add call carrying ${jobs} job${jobs > 1 ? 's' : ''} (callgrind Ir, ${calls} calls each); node ${process.version}`);
+console.log(`redis-server instructions per add call carrying one job (callgrind Ir, ${calls} calls each); node ${process.version}`);
 try {
   let previous = 0;
   for (const [label, script] of variants) {
