@@ -15,7 +15,7 @@ import BeeQueue from 'bee-queue';
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { createClient } from 'redis';
 import { BenchRedis } from '../dist-bench/bench/redis-server.js';
-import { SCRIPT_CALLS, scriptNames } from '../dist-bench/bench/script-names.js';
+import { scriptNames } from '../dist-bench/bench/script-names.js';
 import { Queue, RedisStore, Worker } from '../dist-bench/lib/index.js';
 
 const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -82,7 +82,7 @@ async function slowlogOff() {
   for (const [, , micros, args] of entries) {
     const command = String(args[0]).toUpperCase();
     if (command === 'SLOWLOG' || command === 'CONFIG') continue;
-    const name = SCRIPT_CALLS.has(command) ? (SCRIPTS.get(String(args[1])) ?? `${command} ${String(args[1]).slice(0, 8)}`) : command;
+    const name = command === 'EVALSHA' ? (SCRIPTS.get(String(args[1])) ?? `EVALSHA ${String(args[1]).slice(0, 8)}`) : command;
     if (!byName.has(name)) byName.set(name, []);
     byName.get(name).push(Number(micros));
   }

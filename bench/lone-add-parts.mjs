@@ -2,10 +2,10 @@
 // (valgrind's callgrind) per add script call carrying one job, no worker, as
 // an HTTP handler's add would run. The script is cut short (`do return 1 end`)
 // at successive points, so each row's increase is the cost of one part; the
-// last row runs the add as Spool runs it, a function of its library
-// (lib/store/function-library: FUNCTION LOAD once, then FCALL), where the
-// includes' ~80 local functions are defined at load time instead of on every
-// EVALSHA. A measure, not a test: CI runs nothing here. Needs valgrind and redis-cli (Debian: valgrind, redis-tools).
+// last row runs the same add as a Redis Function (FUNCTION LOAD once, then
+// FCALL), where the include's ~80 local functions are defined at load time
+// instead of on every call. A measure for the next step, not a test: CI runs
+// nothing here. Needs valgrind and redis-cli (Debian: valgrind, redis-tools).
 // Usage: npm run bench:lone-add [-- --calls=100]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BenchRedis } from '../dist-bench/bench/redis-server.js';
-import { buildFunctionLibrary } from '../dist-bench/lib/store/function-library.js';
 import { loadScript } from '../dist-bench/lib/store/script-loader.js';
 
 const run = promisify(execFile);
@@ -28,6 +27,42 @@ function cutAt(marker) {
   return `${text.slice(0, at)}\ndo return 1 end\n${text.slice(at)}`;
 }
 
+/**
+ * The add script as a Redis Function library: the includes at the library's
+ * top level (run once by FUNCTION LOAD), the script's own body per FCALL.
+ * KEYS and ARGV become upvalues set on each call. Library load time has no
+ * `string` global, so the two constants computed with string.byte are spelled out.
+ */
+function asFunction() {
+  const head = 'local spool_notes = {}\nlocal spool_reply = (function()\n';
+  if (!text.startsWith(head)) throw new Error('the script loader no longer wraps scripts as expected');
+  const content = text.slice(head.length, text.lastIndexOf('\nend)()'));
+  const bodyAt = content.indexOf('\nlocal Q = spool_queue()');
+  const constants = [
+    ['local SPOOL_SPENT_BYTE = string.byte(SPOOL_SPENT)', 'local SPOOL_SPENT_BYTE = 33'],
+    ['local SPOOL_PLAIN_BYTE, SPOOL_PLAIN_RC_BYTE = string.byte(SPOOL_PLAIN_LEASE), string.byte(SPOOL_PLAIN_RC_LEASE)', 'local SPOOL_PLAIN_BYTE, SPOOL_PLAIN_RC_BYTE = 46, 43'],
+  ];
+  let top = content.slice(0, bodyAt);
+  for (const [from, to] of constants) top = top.replace(from, to);
+  return `#!lua name=spool_lone_add
+local KEYS, ARGV
+local spool_notes = {}
+${top}
+local function add_body()
+${content.slice(bodyAt)}
+end
+redis.register_function('spool_lone_add', function(keys, args)
+  KEYS, ARGV = keys, args
+  spool_notes = {}
+  local reply = add_body()
+  if ARGV[1] ~= '' or (type(reply) == 'table' and reply.err) then
+    return reply
+  end
+  return {spool_notes, reply}
+end)
+`;
+}
+
 const variants = [
   ['EVALSHA of `return 1` (same keys and arguments)', 'return 1'],
   ['+ defining the includes (~80 local functions)', cutAt('\nlocal Q = spool_queue()')],
@@ -36,8 +71,8 @@ const variants = [
   ['+ pass 2 (the job hash)', cutAt('\n-- Indexes and counters, once per call.')],
   ['+ indexes and counters', cutAt("\nspool_events(Q, 'added'")],
   ['+ the added event', cutAt('\n-- An idle worker that listens for pushes')],
-  ['whole add by EVALSHA (the fallback)', text],
-  ['whole add by FCALL (Spool\'s function library)', null],
+  ['whole add (EVALSHA, as today)', text],
+  ['whole add as a Redis Function (FCALL)', null],
 ];
 const keys = ['wait', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'meta', 'hint', 'idle', 'job:', 'log:',
   'ring', 'groups', 'glimited', 'group:', 'paused-names', 'parked:'].map((k) => `{bench:lone}:${k}`);
@@ -50,12 +85,11 @@ async function measure(script) {
   try {
     let command, target;
     if (script === null) {
-      const library = buildFunctionLibrary();
-      const file = join(dir, 'library.lua');
-      writeFileSync(file, library.source);
-      const loaded = await run('sh', ['-c', `redis-cli -p ${port} -x FUNCTION LOAD REPLACE < ${file}`]);
-      if (loaded.stdout.trim() !== library.name) throw new Error(`FUNCTION LOAD: ${loaded.stdout}${loaded.stderr}`);
-      [command, target] = ['FCALL', library.functions.get('add')];
+      const lib = join(dir, 'library.lua');
+      writeFileSync(lib, asFunction());
+      const loaded = await run('sh', ['-c', `redis-cli -p ${port} -x FUNCTION LOAD REPLACE < ${lib}`]);
+      if (loaded.stdout.trim() !== 'spool_lone_add') throw new Error(`FUNCTION LOAD: ${loaded.stdout}${loaded.stderr}`);
+      [command, target] = ['FCALL', 'spool_lone_add'];
     } else {
       [command, target] = ['EVALSHA', (await cli('SCRIPT', 'LOAD', script)).stdout.trim()];
     }

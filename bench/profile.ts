@@ -18,7 +18,7 @@ import { SpoolContender } from './contenders/spool.js';
 import { topSelfTime, type CpuProfile } from './cpuprofile.js';
 import { RedisProbe } from './measure.js';
 import { BenchRedis } from './redis-server.js';
-import { SCRIPT_CALLS, scriptNames } from './script-names.js';
+import { scriptNames } from './script-names.js';
 import { fmt, renderTable } from './table.js';
 
 const OUT = 'bench-output';
@@ -56,11 +56,11 @@ async function redisCpu(probe: RedisProbe): Promise<number> {
 
 type SlowlogEntry = [number, number, number, string[], string, ...unknown[]];
 
-/** Script calls (EVALSHA, FCALL) of the run by script (slowlog entries; a script's inner commands, peer "?:0", left out). */
+/** EVALSHA calls of the run by script (slowlog entries; a script's inner commands, peer "?:0", left out). */
 function scriptsOf(entries: readonly SlowlogEntry[], names: ReadonlyMap<string, string>): Map<string, { calls: number; usec: number }> {
   const out = new Map<string, { calls: number; usec: number }>();
   for (const [, , usec, args, peer] of entries) {
-    if (peer === '?:0' || !SCRIPT_CALLS.has(String(args[0]).toUpperCase())) continue;
+    if (peer === '?:0' || String(args[0]).toUpperCase() !== 'EVALSHA') continue;
     const key = names.get(String(args[1])) ?? String(args[1]).slice(0, 12);
     const entry = out.get(key) ?? { calls: 0, usec: 0 };
     entry.calls++;
@@ -110,11 +110,7 @@ async function profileOne(c: Contender, probe: RedisProbe, session: Session, arg
 
   const nodeUs = node.user + node.system;
   const commands = [...stats.entries()].sort((a, b) => b[1].usec - a[1].usec);
-  // Spool's scripts run as FCALL (its function library), the others' as EVALSHA.
-  const evalsha = [stats.get('evalsha'), stats.get('fcall')].reduce<{ calls: number; usec: number } | undefined>(
-    (sum, g) => (g ? { calls: (sum?.calls ?? 0) + g.calls, usec: (sum?.usec ?? 0) + g.usec } : sum),
-    undefined,
-  );
+  const evalsha = stats.get('evalsha');
   const scripts = [...scriptsOf(entries, names).entries()].sort((a, b) => b[1].usec - a[1].usec);
   const loggedScriptUs = scripts.reduce((sum, [, g]) => sum + g.usec, 0);
   console.log(`\n## ${c.name}: process ${fmt(n)} jobs, c${args.concurrency}, ${args.retention}: ${fmt((n / ms) * 1000)} jobs/s (CPU profiler on)`);
@@ -132,7 +128,7 @@ async function profileOne(c: Contender, probe: RedisProbe, session: Session, arg
     const scale = evalsha.usec / loggedScriptUs;
     console.log(
       renderTable(
-        ['script (EVALSHA or FCALL, split by slowlog)', 'calls/job', 'usec/call', 'usec/job', 'share'],
+        ['script (EVALSHA, split by slowlog)', 'calls/job', 'usec/call', 'usec/job', 'share'],
         scripts.map(([name, g]) => [name, fmt(g.calls / n, 3), fmt((g.usec * scale) / g.calls, 1), fmt((g.usec * scale) / n, 1), `${fmt((g.usec / loggedScriptUs) * 100, 1)}%`]),
       ),
     );

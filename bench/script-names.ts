@@ -3,9 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { LUA_SOURCES } from '../lib/store/lua-sources.js';
-import { buildFunctionLibrary } from '../lib/store/function-library.js';
 import { loadScript } from '../lib/store/script-loader.js';
-import { SCRIPTS } from '../lib/store/scripts.js';
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
@@ -16,12 +14,9 @@ function packageDir(name: string): string {
   return at >= 0 ? main.slice(0, at + `/node_modules/${name}`.length) : dirname(main);
 }
 
-/** Commands that run a script or function: the second word names it (a SHA1 or a function). */
-export const SCRIPT_CALLS = new Set(['EVALSHA', 'FCALL', 'FCALL_RO']);
-
 /**
- * Script SHA1 (or function name) -> "library:script" for every Lua script the three contenders
- * load: Spool's lua/ files as its loader inlines them and as its function library registers them, BullMQ's script
+ * Script SHA1 -> "library:script" for every Lua script the three contenders
+ * load: Spool's lua/ files as its loader inlines them, BullMQ's script
  * modules (ioredis defineCommand hashes their content), bee-queue's lua files.
  */
 export function scriptNames(): Map<string, string> {
@@ -30,7 +25,6 @@ export function scriptNames(): Map<string, string> {
     if (file.startsWith('includes/')) continue;
     names.set(loadScript(file).sha, `Spool:${file}`);
   }
-  for (const [script, fn] of buildFunctionLibrary().functions) names.set(fn, `Spool:${SCRIPTS[script].file}`);
   const bullScripts = createRequire(import.meta.url)(join(packageDir('bullmq'), 'dist/cjs/scripts/index.js')) as Record<string, { name: string; content: string }>;
   for (const script of Object.values(bullScripts)) names.set(sha1(script.content), `BullMQ:${script.name}`);
   const beeLua = join(packageDir('bee-queue'), 'lib/lua');

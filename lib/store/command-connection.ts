@@ -34,8 +34,6 @@ export class CommandConnection {
   private connecting: Promise<void> | undefined;
   /** The client connect() is opening, so close() can end a wait for Redis. */
   private opening: RedisClientLike | undefined;
-  /** A load of the function library after a server lost it (one at a time). */
-  private reloading: Promise<void> | undefined;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -46,23 +44,6 @@ export class CommandConnection {
     private readonly health: { lost(what: string): void; recovered(): void },
   ) {
     this.ownsClient = !('client' in connection);
-    runner.onLibraryLost = () => {
-      this.reloading ??= this.loadLibrary().finally(() => {
-        this.reloading = undefined;
-      });
-    };
-  }
-
-  /** The function library on every master (a cluster's each); calls go by FCALL only when all hold it. */
-  private async loadLibrary(client = this.client): Promise<void> {
-    if (!client || this.state === 'closed') return;
-    try {
-      const masters = await masterClients(client);
-      const loaded = await Promise.all(masters.map((master) => this.runner.loadLibrary(master)));
-      this.runner.useFunctions(loaded.every(Boolean));
-    } catch {
-      this.runner.useFunctions(false); // Unreachable now: the next "Function not found" tries again.
-    }
   }
 
   /** The client is connected and answering (false during an outage). */
@@ -133,7 +114,6 @@ export class CommandConnection {
       // Not fatal: a store connects under OOM too (SCRIPT LOAD may be refused), and calls fall back to EVAL.
       await Promise.all(masters.map((master) => this.runner.preload(master)))
         .catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
-      await this.loadLibrary(client);
     } catch (err) {
       if (this.ownsClient) {
         client.off('error', onError);

@@ -68,27 +68,6 @@ export function loadScript(name: string, files: LuaFiles = LUA_SOURCES): LoadedS
   return { name, source, sha: createHash('sha1').update(source).digest('hex'), announces };
 }
 
-/**
- * A script's own code apart from its includes: the includes it names that
- * `included` does not hold yet come back resolved (and join `included`), so
- * several scripts can share one copy of each (lib/store/function-library).
- */
-export function scriptParts(name: string, included: Set<string>, files: LuaFiles = LUA_SOURCES): { includes: string[]; body: string } {
-  const text = Object.hasOwn(files, name) ? files[name] : undefined;
-  if (text === undefined) throw new ScriptIncludeError(`missing Lua file "${name}.lua"`, [name]);
-  const includes: string[] = [];
-  const body: string[] = [];
-  for (const line of text.split('\n')) {
-    const target = INCLUDE.exec(line)?.[1];
-    if (target === undefined) body.push(line);
-    else if (!included.has(target)) {
-      includes.push(resolve(target, [name], included, files));
-      included.add(target);
-    }
-  }
-  return { includes, body: body.join('\n') };
-}
-
 function resolve(path: string, chain: readonly string[], included: Set<string>, files: LuaFiles): string {
   const here = [...chain, path];
   if (chain.includes(path)) {

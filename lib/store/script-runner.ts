@@ -2,7 +2,6 @@ import { ErrorReply } from 'redis';
 import { RedisOutOfMemoryError, RedisUnavailableError, ScriptError } from './errors.js';
 import type { RedisClientLike } from './redis-client.js';
 import type { RawReply } from './reply-values.js';
-import { buildFunctionLibrary, type FunctionLibrary } from './function-library.js';
 import { loadScript, type LoadedScript } from './script-loader.js';
 import { SCRIPTS, type ScriptName } from './scripts.js';
 import type { ReplicaWait } from './replication.js';
@@ -23,30 +22,17 @@ export interface ScriptRunnerOptions {
   readonly replicaWait?: ReplicaWait;
 }
 
-/** Built once per process: the text is the same for every store. */
-let sharedLibrary: FunctionLibrary | undefined;
-
 /**
- * Runs the scripts of lua/: by FCALL once every master holds the function
- * library (lib/store/function-library; loaded at connect), else by EVALSHA.
- * A server that lost the library (FUNCTION FLUSH, a restart without
- * persistence, a new master) answers "Function not found": that call goes
- * on by EVALSHA and the library is loaded again in the background
- * (onLibraryLost). After SCRIPT FLUSH or a restart EVALSHA meets NOSCRIPT;
- * the call is then repeated with EVAL, which also caches the script again,
- * so callers never see either. Transient refusals are retried with a short
- * backoff; errors are typed: RedisUnavailableError for the connection,
- * RedisOutOfMemoryError for OOM, ScriptError for the rest.
+ * Runs the scripts of lua/ by EVALSHA. After SCRIPT FLUSH or a restart the
+ * server answers NOSCRIPT; the call is then repeated with EVAL, which also
+ * caches the script again, so callers never see it. Transient refusals are
+ * retried with a short backoff; errors are typed: RedisUnavailableError for
+ * the connection, RedisOutOfMemoryError for OOM, ScriptError for the rest.
  */
 export class ScriptRunner {
   private readonly scripts = new Map<ScriptName, LoadedScript>();
   private readonly transientRetryMs: number;
   private readonly replicaWait: ReplicaWait | undefined;
-  readonly library: FunctionLibrary;
-  /** Every master holds the library: calls go by FCALL. */
-  private functions = false;
-  /** Called when a server answered that it lacks the library (the owner loads it again, then calls useFunctions). */
-  onLibraryLost: (() => void) | undefined;
 
   constructor(private readonly client: () => RedisClientLike, options: ScriptRunnerOptions = {}) {
     for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
@@ -54,26 +40,6 @@ export class ScriptRunner {
     }
     this.transientRetryMs = options.transientRetryMs ?? 10_000;
     this.replicaWait = options.replicaWait;
-    this.library = sharedLibrary ??= buildFunctionLibrary();
-  }
-
-  /**
-   * Loads the function library on one server; true when it holds it now.
-   * Never throws: a server that refuses (an ACL without FUNCTION, OOM) keeps
-   * the calls on EVALSHA.
-   */
-  async loadLibrary(client: RedisClientLike): Promise<boolean> {
-    try {
-      await client.sendCommand(['FUNCTION', 'LOAD', this.library.source]);
-      return true;
-    } catch (err) {
-      return err instanceof ErrorReply && /already exists/.test(err.message);
-    }
-  }
-
-  /** Calls go by FCALL (every master holds the library) or by EVALSHA. */
-  useFunctions(on: boolean): void {
-    this.functions = on;
   }
 
   /**
@@ -94,9 +60,7 @@ export class ScriptRunner {
   async run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[], extraKeys: readonly string[] = []): Promise<RawReply> {
     const script = this.scripts.get(name)!;
     // One array for the whole command: this runs once per job, so no intermediate copies.
-    const command: string[] = this.functions
-      ? ['FCALL', this.library.functions.get(name)!, String(keys.length + extraKeys.length)]
-      : ['EVALSHA', script.sha, String(keys.length + extraKeys.length)];
+    const command: string[] = ['EVALSHA', script.sha, String(keys.length + extraKeys.length)];
     for (const key of keys) command.push(key);
     for (const key of extraKeys) command.push(key);
     for (const arg of args) command.push(typeof arg === 'string' ? arg : String(arg));
@@ -110,16 +74,6 @@ export class ScriptRunner {
       } catch (err) {
         if (!(err instanceof ErrorReply)) throw new RedisUnavailableError(`script ${name}`, err);
         const message = err.message;
-        if (command[0] === 'FCALL' && message.startsWith('ERR Function not found')) {
-          // Nothing ran: go on by EVALSHA while the library is loaded again.
-          command[0] = 'EVALSHA';
-          command[1] = script.sha;
-          if (this.functions) {
-            this.functions = false;
-            this.onLibraryLost?.();
-          }
-          continue;
-        }
         if (!useEval && message.startsWith('NOSCRIPT')) {
           useEval = true;
           command[0] = 'EVAL';

@@ -35,11 +35,6 @@ export interface ScriptDescriptor {
   readonly argv: readonly string[];
   /** Variadic ARGV at the end, as the header names them. */
   readonly argvRest?: string;
-  /**
-   * It writes nothing: its function is registered no-writes
-   * (lib/store/function-library), so Redis runs it under maxmemory too.
-   */
-  readonly readOnly?: boolean;
 }
 
 export const SCRIPTS = {
@@ -61,8 +56,8 @@ export const SCRIPTS = {
   resumeGroup: { file: 'resume-group', queue: true, keys: [], argv: ['group id'] },
   groupLimits: { file: 'group-limits', queue: true, keys: [], argv: ['group id', 'concurrency cap', 'rate limit'] },
   configure: { file: 'configure', queue: true, keys: [], argv: [], argvRest: 'pairs: field, value' },
-  counts: { file: 'counts', queue: true, keys: [], argv: [], readOnly: true },
-  metrics: { file: 'metrics', queue: true, keys: [], argv: [], readOnly: true },
+  counts: { file: 'counts', queue: true, keys: [], argv: [] },
+  metrics: { file: 'metrics', queue: true, keys: [], argv: [] },
   extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease', argv: ['lease duration ms'], argvRest: 'pairs: job id, lease token' },
   progress: { file: 'progress', queue: false, keys: ['job'], argv: ['lease token', 'progress'] },
   log: { file: 'log', queue: false, keys: ['job', 'logs', 'meta'], argv: ['lease token', 'line', 'keep'] },
@@ -83,7 +78,7 @@ export const SCRIPTS = {
   schedulerRemove: { file: 'scheduler-remove', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id'] },
   // Operations on many jobs (lib/engine/dead-letters.ts): pages, bulk moves, purge.
   page: {
-    file: 'page', queue: true, readOnly: true, keys: [], rest: 'the index to page',
+    file: 'page', queue: true, keys: [], rest: 'the index to page',
     argv: ['order', 'cursor member', 'cursor score', 'min score', 'max score', 'limit', 'budget', 'error text', 'job name', "'1'"],
   },
   purge: {

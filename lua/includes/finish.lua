@@ -37,8 +37,7 @@
 ]]
 local SPOOL_FINISH_FIELDS = { group = true, dk = true, pq = true }
 local SPOOL_PLAIN_LEASE, SPOOL_PLAIN_RC_LEASE = '.', '+'
--- string.byte of the two marks, spelled out as in includes/lease (FUNCTION LOAD has no string library).
-local SPOOL_PLAIN_BYTE, SPOOL_PLAIN_RC_BYTE = 46, 43
+local SPOOL_PLAIN_BYTE, SPOOL_PLAIN_RC_BYTE = string.byte(SPOOL_PLAIN_LEASE), string.byte(SPOOL_PLAIN_RC_LEASE)
 
 -- Out of active (after complete, fail, reap, release, throttle): the lease ends.
 local function spool_leave_active(Q, jobKey, id, keepToken)

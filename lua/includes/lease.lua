@@ -8,10 +8,7 @@
   lib/store/reply-values.ts SPENT_LEASE_MARK is the same byte.
 ]]
 local SPOOL_SPENT = '!'
--- string.byte(SPOOL_SPENT), spelled out: a function library's top level runs
--- at FUNCTION LOAD, where Lua's string library is not there yet
--- (test/unit/scripts.spec checks the figure).
-local SPOOL_SPENT_BYTE = 33
+local SPOOL_SPENT_BYTE = string.byte(SPOOL_SPENT)
 
 -- Whether the caller's token holds the lease whose token field reads `stored`.
 local function spool_holds(stored, token)

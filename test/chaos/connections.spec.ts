@@ -1,7 +1,5 @@
 import { RedisStore, Worker } from '../../lib/index.js';
-import { buildFunctionLibrary } from '../../lib/store/function-library.js';
 import { loadScript } from '../../lib/store/script-loader.js';
-import type { ScriptName } from '../../lib/store/scripts.js';
 import { silentLogger } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { Ledger } from './support/ledger.js';
@@ -9,13 +7,8 @@ import { ownRedis } from './support/own-redis.js';
 import { ReplyCutter } from './support/reply-cutter.js';
 import { scenario, tolerant, type Scenario } from './support/scenario.js';
 
-/** What a call of the script carries on the wire: its function's name (FCALL) or, in the fallback, its SHA1 (EVALSHA). */
-function scriptMarkers(name: ScriptName): string[] {
-  return [buildFunctionLibrary().functions.get(name)!, loadScript(name).sha];
-}
-
 // Connections cut under a running system. Own redis-server: CLIENT KILL and
-// SCRIPT FLUSH and FUNCTION FLUSH would hit every suite on a shared one.
+// SCRIPT FLUSH would hit every suite on a shared one.
 describe('chaos: connections killed and scripts flushed mid-run', () => {
   let redis: Awaited<ReturnType<typeof ownRedis>>;
   let s: Scenario;
@@ -33,7 +26,7 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
     await s.dispose();
   });
 
-  it('CLIENT KILL of normal and pub/sub connections, SCRIPT FLUSH and FUNCTION FLUSH are transparent: nothing lost or unexpected', async () => {
+  it('CLIENT KILL of normal and pub/sub connections and SCRIPT FLUSH are transparent: nothing lost or unexpected', async () => {
     const admin = await redis.admin();
     const workers = [await s.worker(), await s.worker()];
     const ledger = new Ledger();
@@ -46,11 +39,6 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
     await acknowledged(300);
     await admin.sendCommand(['SCRIPT', 'FLUSH']);
     await acknowledged(400);
-    await admin.sendCommand(['FUNCTION', 'FLUSH']);
-    await acknowledged(500);
-    await admin.sendCommand(['FUNCTION', 'FLUSH']);
-    await admin.sendCommand(['SCRIPT', 'FLUSH']);
-    await acknowledged(600);
     ledger.stop();
     await producing;
     await waitFor(
@@ -102,7 +90,7 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
     });
 
     it('after a claim: the claimed job is reaped and runs once', async () => {
-      const cut = cutter.armOn(...scriptMarkers('claim'));
+      const cut = cutter.armOn(loadScript('claim').sha);
       await s.queue.add('work', {}, { jobId: 'claimed-blind' });
       await cut;
       await waitFor(async () => (await s.queue.getJob('claimed-blind'))?.state === 'completed', { timeout: 15_000, interval: 50, message: 'job completed' });
@@ -115,7 +103,7 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
     });
 
     it('after a complete: the retry with the same token succeeds idempotently, one completed event', async () => {
-      const cut = cutter.armOn(...scriptMarkers('complete'));
+      const cut = cutter.armOn(loadScript('complete').sha);
       await s.queue.add('work', {}, { jobId: 'completed-blind' });
       await cut;
       await waitFor(() => completions.length > 0, { timeout: 15_000, interval: 20, message: 'completed event' });

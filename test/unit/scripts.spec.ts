@@ -3,7 +3,6 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LUA_SOURCES } from '../../lib/store/lua-sources.js';
 import { loadScript, ScriptIncludeError } from '../../lib/store/script-loader.js';
-import { buildFunctionLibrary } from '../../lib/store/function-library.js';
 import { QUEUE_KEYS } from '../../lib/store/keys.js';
 import { claimArgs, completeArgs } from '../../lib/store/script-args.js';
 import { SCRIPTS, type ScriptDescriptor } from '../../lib/store/scripts.js';
@@ -106,28 +105,6 @@ describe('Lua scripts and their descriptors', () => {
   it('has a descriptor for every script file in lua/', () => {
     const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4));
     expect(files.sort()).toEqual(descriptors.map(([, d]) => d.file).sort());
-  });
-
-  it('spells out the bytes of the lease marks as string.byte would give them (a function library loads without the string library)', () => {
-    const lease = LUA_SOURCES['includes/lease']!;
-    const spent = /^local SPOOL_SPENT = '(.)'$/m.exec(lease)![1]!;
-    expect(Number(/^local SPOOL_SPENT_BYTE = (\d+)$/m.exec(lease)![1])).toBe(spent.charCodeAt(0));
-    const finish = LUA_SOURCES['includes/finish']!;
-    const marks = /^local SPOOL_PLAIN_LEASE, SPOOL_PLAIN_RC_LEASE = '(.)', '(.)'$/m.exec(finish)!;
-    const bytes = /^local SPOOL_PLAIN_BYTE, SPOOL_PLAIN_RC_BYTE = (\d+), (\d+)$/m.exec(finish)!;
-    expect([Number(bytes[1]), Number(bytes[2])]).toEqual([marks[1]!.charCodeAt(0), marks[2]!.charCodeAt(0)]);
-  });
-
-  it('builds one function library: every script registered once, no include twice, nothing at the top that needs the string library', () => {
-    const library = buildFunctionLibrary();
-    expect(library.source.startsWith(`#!lua name=${library.name}\n`)).toBe(true);
-    expect([...library.functions.keys()].sort()).toEqual(descriptors.map(([name]) => name).sort());
-    for (const fn of library.functions.values()) expect(library.source.split(`function_name = '${fn}'`)).toHaveLength(2);
-    const definitions = [...library.source.matchAll(/^local function (\w+)/gm)].map((m) => m[1]);
-    expect(new Set(definitions).size).toBe(definitions.length);
-    const top = library.source.slice(0, library.source.indexOf('redis.register_function'));
-    expect(top).not.toMatch(/^local [\w, ]+ = .*\bstring\./m);
-    expect(library.source).toMatch(/function_name = '\w+_counts', flags = \{'no-writes'\}/);
   });
 
   it.each(descriptors)('%s loads with every include resolved once', (_name, descriptor) => {

@@ -1,13 +1,13 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of Redis that can lose a reply: once armed with
- * markers (a script's SHA and its function's name), the connection that sends a command containing one
+ * A TCP proxy in front of Redis that can lose a reply: once armed with a
+ * marker (a script's SHA), the connection that sends a command containing it
  * is cut the moment Redis answers, before the answer reaches the client. The
  * command ran in Redis; the client only sees a dropped connection.
  */
 export class ReplyCutter {
-  private markers: readonly string[] | undefined;
+  private marker: string | undefined;
   private cut: (() => void) | undefined;
   private readonly sockets = new Set<Socket>();
 
@@ -26,9 +26,9 @@ export class ReplyCutter {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Resolves once a reply to a command containing one of `markers` was dropped. */
-  armOn(...markers: string[]): Promise<void> {
-    this.markers = markers;
+  /** Resolves once a reply to a command containing `marker` was dropped. */
+  armOn(marker: string): Promise<void> {
+    this.marker = marker;
     return new Promise((resolve) => (this.cut = resolve));
   }
 
@@ -43,8 +43,8 @@ export class ReplyCutter {
       this.sockets.delete(upstream);
     };
     client.on('data', (chunk) => {
-      if (this.markers?.some((marker) => chunk.includes(marker))) {
-        this.markers = undefined;
+      if (this.marker && chunk.includes(this.marker)) {
+        this.marker = undefined;
         doomed = true;
       }
       upstream.write(chunk);
