@@ -43,12 +43,14 @@
 
   The job hash is compact (see includes/retention): no `id` field (the key
   holds it), no `runAt` while it equals createdAt, no `opts` when '{}', no
-  `ws` (claim writes the score it pops the job with), no field at its
-  default (attempt, stalled 0; maxAttempts 1; priority, deadline 0;
-  rc, rf the default retention). A plain waiting job stores name, data,
-  createdAt and state: a listpack of about 65 bytes plus its data.
+  field at its default (attempt, stalled 0; maxAttempts 1; priority,
+  deadline 0; rc, rf the default retention), and `ws` only for a job of the
+  fifo list (includes/place: the list holds ids, and claim takes the score a
+  job put back returns with from here; a sorted set entry carries its own).
+  A plain waiting job stores name, data, createdAt, state and ws: a
+  listpack of about 80 bytes plus its data.
 
-  Cost: per job one EXISTS and one HSET; the wait/delayed/group indexes,
+  Cost: per job one EXISTS and one HSET; the fifo/wait/delayed/group indexes,
   the meta counters (seq, n:<name>, gw, pw) and the wake-up are written once
   per call for the whole batch.
   Lua work is most of a one-job call's time (every table and function call
@@ -139,7 +141,7 @@ local pausedName = nil -- name -> paused?, read once per name when some name is 
 local out = {now}
 local created = n > 1 and {} or nil    -- ids created by this call (the same id may come twice in one batch)
 local dedupTaken = n > 1 and {} or nil -- dedup keys taken by this call
-local wait, delayed, groupWait, groupOrder, parked = {}, nil, nil, nil, nil
+local wait, listed, delayed, groupWait, groupOrder, parked = {}, {}, nil, nil, nil, nil
 local oneName, oneCount, names = nil, 0, nil -- waiting jobs per name: most calls have one name
 local woken, grouped, parkedCount = 0, 0, 0
 local earliestId, earliestDue
@@ -170,6 +172,7 @@ for i = 1, n do
     local delay = x.d and tonumber(x.d) or 0
     local state, runAt, s
     local fields
+    local fifo = false -- priority 0, FIFO: the fifo list (includes/place)
     if delay > 0 then
       state, runAt = 'delayed', now + delay
       fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', nowS, 'state', state, 'runAt', runAt}
@@ -183,13 +186,19 @@ for i = 1, n do
       -- Where includes/place puts a waiting job, for the whole batch at once.
       state, runAt = 'waiting', now
       seq = seq + 1
-      local base = (x.p and tonumber(x.p) or 0) * 8589934592 + 4294967296
+      local priority = x.p and tonumber(x.p) or 0
+      local base = priority * 8589934592 + 4294967296
       if x.l == '1' then
         s = spool_int(base - 1 - seq % 4294967296)
       else
         s = spool_int(base + seq % 4294967296)
+        fifo = priority == 0 and not x.g -- listed, unless parked below
       end
       fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', nowS, 'state', state}
+      if fifo then
+        -- The list holds ids only: claim takes the score (for a job put back or parked) from here.
+        fields[9], fields[10] = 'ws', s
+      end
     end
     if ARGV[a + 3] ~= '{}' then
       fields[#fields + 1], fields[#fields + 2] = 'opts', ARGV[a + 3]
@@ -271,6 +280,9 @@ for i = 1, n do
         g[#g + 1] = id
         grouped = grouped + 1
         woken = woken + 1
+      elseif fifo then
+        listed[#listed + 1] = id
+        woken = woken + 1
       else
         wait[#wait + 1] = s
         wait[#wait + 1] = id
@@ -299,6 +311,9 @@ local function zadd(key, list)
 end
 if #wait > 0 then
   zadd(Q.wait, wait)
+end
+for from = 1, #listed, 4000 do
+  redis.call('RPUSH', Q.fifo, unpack(listed, from, math.min(from + 3999, #listed)))
 end
 if delayed then
   zadd(Q.delayed, delayed)

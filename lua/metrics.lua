@@ -15,7 +15,8 @@
   oldestWaitingSince is the smallest runAt among the jobs that waited longest
   in their line: per priority band of the ungrouped jobs the first FIFO job
   and the last LIFO one, and the next job of each of the first 16 groups in
-  rotation. Jobs parked behind a paused name are not ready and not looked at.
+  rotation, and the head of the fifo list. Jobs parked behind a paused name
+  are not ready and not looked at.
 ]]
 --- @include "includes/now"
 --- @include "includes/queue"
@@ -54,6 +55,9 @@ for _ = 1, MAX_BANDS do
   consider(lifo[1])
   from = band + BAND
 end
+
+-- The fifo list's head (includes/place): its oldest job.
+consider(redis.call('LINDEX', Q.fifo, 0) or nil)
 
 -- Grouped: the next job of the first groups in rotation.
 local groups = redis.call('LRANGE', Q.ring, 0, MAX_GROUPS - 1)

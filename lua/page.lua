@@ -5,7 +5,8 @@
   bounded steps; the caller goes on from the returned cursor.
 
   KEYS[1..17] queue keys (includes/queue)
-  KEYS[18..] index    the zset to page (one key)
+  KEYS[18..] index    the zset to page (one key); `wait` pages every ungrouped
+                      waiting job, the fifo list's included (asc only)
 
   ARGV[1..3] channels and queue name (includes/queue)
   ARGV[4] order: 'desc' (newest first) or 'asc'
@@ -25,6 +26,7 @@
 ]]
 --- @include "includes/queue"
 --- @include "includes/cursor"
+--- @include "includes/waiting-lanes"
 
 local Q = spool_queue()
 local index = KEYS[18]
@@ -34,13 +36,25 @@ local limit, budget = tonumber(ARGV[9]), tonumber(ARGV[10])
 local needle, name, idsOnly = ARGV[11], ARGV[12], ARGV[13] == '1'
 local filtered = needle ~= '' or name ~= ''
 
+-- The waiting index is two lanes read as one (includes/waiting-lanes), oldest first;
+-- a listed job's score is -1, and min/max (times) do not apply to waiting jobs.
+local lanes = index == Q.wait and spool_lanes(Q) or nil
+if lanes and desc then
+  return redis.error_reply('ERR page: waiting jobs are paged in claim order (asc) only')
+end
+
 local rank = 0
-if desc and max ~= '+inf' then
+if lanes then
+  min, max = '-inf', '+inf'
+  if ARGV[5] ~= '' then
+    rank = spool_lanes_after(Q, lanes, ARGV[5], ARGV[6])
+  end
+elseif desc and max ~= '+inf' then
   rank = redis.call('ZCOUNT', index, '(' .. max, '+inf')
 elseif not desc and min ~= '-inf' then
   rank = redis.call('ZCOUNT', index, '-inf', '(' .. min)
 end
-if ARGV[5] ~= '' then
+if ARGV[5] ~= '' and not lanes then
   rank = math.max(rank, spool_cursor_rank(index, ARGV[5], ARGV[6], desc))
 end
 
@@ -53,7 +67,9 @@ while found < limit and examined < budget do
     want = math.min(want, limit - found)
   end
   local chunk
-  if desc then
+  if lanes then
+    chunk = spool_lanes_read(Q, lanes, rank, rank + want - 1, true, {})
+  elseif desc then
     chunk = redis.call('ZRANGE', index, rank, rank + want - 1, 'REV', 'WITHSCORES')
   else
     chunk = redis.call('ZRANGE', index, rank, rank + want - 1, 'WITHSCORES')

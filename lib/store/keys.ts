@@ -18,6 +18,8 @@ export const PREFIX_RULE = '1-64 characters without braces or spaces';
 export interface QueueKeys {
   readonly queue: string;
   readonly wait: string;
+  /** New ungrouped waiting jobs of priority 0, FIFO: a list of ids, oldest first (lua/includes/place); built by the scripts from jobPrefix. */
+  readonly fifo: string;
   readonly delayed: string;
   readonly active: string;
   readonly completed: string;
@@ -134,6 +136,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
   return {
     queue,
     wait: `${base}:wait`,
+    fifo: `${base}:fifo`,
     delayed: `${base}:delayed`,
     active: `${base}:active`,
     completed: `${base}:completed`,

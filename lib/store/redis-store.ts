@@ -3,7 +3,7 @@ import * as reads from './redis-reads.js';
 import {
   decodeAdd, decodeCancel, decodeClaim, decodeComplete, singleCompletion, decodeCount, decodeCounts, decodeExtend,
   decodeFail, decodeFlag, decodeLog, decodePromote, decodeReap,
-  decodeRelease, decodeRedrive, decodeRemove, decodeWatch,
+  decodeRelease, decodeRedrive, decodeRemove, decodeStrings, decodeWatch,
 } from './replies.js';
 import { addArgs, claimArgs, completeArgs, configureArgs, extendArgs, groupLimitArgs } from './script-args.js';
 import type {
@@ -174,6 +174,8 @@ export class RedisStore extends RedisStoreBase implements Store {
   }
 
   async listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]> {
+    // Waiting jobs sit in two lanes (lua/includes/place): one script reads them in claim order.
+    if (state === 'waiting') return decodeStrings('waiting-ids', await this.run('waitingIds', queue, [start, end]));
     return reads.readIds(this.call('listIds'), this.keysOf(queue), state, start, end);
   }
 

@@ -8,7 +8,7 @@ import { verifyDeadIndexes } from './verify-dead.js';
 
 /**
  * Consistency check of one queue (DESIGN invariant 1): every job id is in
- * exactly one state index (waiting jobs sit in `wait`, in a group's set or
+ * exactly one state index (waiting jobs sit in `wait` or the `fifo` list, in a group's set or
  * parked under a paused name), the index matches the state in its hash, every
  * index entry has a hash, every hash is indexed, active jobs hold a lease, and
  * the counters kept for speed (grouped/parked waiting, per-name waiting,
@@ -26,6 +26,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const members = (key: string) => client.sendCommand(['ZRANGE', key, '0', '-1']) as Promise<string[]>;
 
   for (const state of JOB_STATES) for (const id of await members(indexKey(keys, state))) note(id, state);
+  for (const id of (await client.sendCommand(['LRANGE', keys.fifo, '0', '-1'])) as string[]) note(id, 'waiting');
   const groupWaits = (await scan(client, `${keys.groupPrefix}*`)).filter((k) => k.endsWith(':wait'));
   const parked = await scan(client, `${keys.parkedPrefix}*`);
   let grouped = 0;

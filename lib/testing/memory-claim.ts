@@ -1,6 +1,9 @@
 import type { JobRecord } from '../store/store.js';
 import { deadLetter, groupCap, groupReady, groupsReopen, rateWindow, type Ctx } from './memory-moves.js';
-import { groupOf, parkedOf, toRecord, type MemGroup } from './memory-state.js';
+import { groupOf, parkedOf, toRecord, type MemGroup, type MemQueue } from './memory-state.js';
+
+const TWO_32 = 4294967296;
+const TWO_33 = 8589934592;
 import { emit } from './memory-events.js';
 import { metricDead } from './memory-metrics.js';
 
@@ -37,7 +40,7 @@ function ringRemove(ctx: Ctx, gid: string): void {
  */
 function pop(ctx: Ctx, grouped: boolean): Popped | undefined {
   const { q, now } = ctx;
-  if (grouped && q.ring.length > 0 && (q.rr < q.ring.length || q.wait.size === 0)) {
+  if (grouped && q.ring.length > 0 && (q.rr < q.ring.length || (q.wait.size === 0 && q.fifo.length === 0))) {
     for (let turns = q.ring.length; turns > 0 && q.ring.length > 0; turns--) {
       const gid = q.ring.shift()!;
       q.ring.push(gid);
@@ -62,8 +65,19 @@ function pop(ctx: Ctx, grouped: boolean): Popped | undefined {
       }
     }
   }
-  const top = q.wait.popMin();
+  const top = popUngrouped(q);
   if (top) q.rr = 0;
+  return top;
+}
+
+/** includes/claim-pop spool_pop_wait: wait's priority 0 first, then the fifo list, then wait's higher priorities. */
+function popUngrouped(q: MemQueue): Popped | undefined {
+  const first = q.wait.first();
+  if ((first === undefined || first[1] >= TWO_33) && q.fifo.length > 0) {
+    const id = q.fifo.shift()!;
+    return { id, score: q.jobs.get(id)?.ws ?? TWO_32 + (q.seq % TWO_32) };
+  }
+  const top = q.wait.popMin();
   return top && { id: top[0], score: top[1] };
 }
 

@@ -89,6 +89,7 @@ export function metricsOf(q: MemQueue, now: number, counts: JobCounts): MetricsR
     consider(b.fifo);
     consider(b.lifo);
   }
+  consider(q.fifo[0]);
   for (const gid of q.ring.slice(0, 16)) consider(q.groups.get(gid)?.wait.first()?.[0]);
   const minute = Math.floor(now / MINUTE);
   const minutes: MinuteRecord[] = [];

@@ -32,12 +32,23 @@ export function waitScore(q: MemQueue, priority: number, lifo: boolean): number 
   q.seq += 1;
   const seq = q.seq % TWO_32;
   const base = priority * TWO_33 + TWO_32;
-  return lifo ? base - 1 - seq : base + seq;
+  if (lifo) return base - 1 - seq;
+  q.fresh = priority === 0 ? base + seq : undefined;
+  return base + seq;
+}
+
+/** The ungrouped waiting jobs in claim order (lua/includes/waiting-lanes): wait's priority 0, the fifo list (score -1), the rest. */
+export function waitingLanes(q: MemQueue): [id: string, score: number][] {
+  const entries = q.wait.members().map((id): [string, number] => [id, q.wait.score(id)!]);
+  const low = entries.filter(([, s]) => s < TWO_33);
+  return [...low, ...q.fifo.map((id): [string, number] => [id, -1]), ...entries.slice(low.length)];
 }
 
 /** spool_place: true when the job is claimable now (not parked under a paused name). */
 export function place(ctx: Ctx, job: MemJob, score: number): boolean {
   const { q } = ctx;
+  const fresh = q.fresh === score;
+  q.fresh = undefined;
   job.state = 'waiting';
   job.ws = score;
   if (q.pausedNames.has(job.name)) {
@@ -47,6 +58,8 @@ export function place(ctx: Ctx, job: MemJob, score: number): boolean {
   if (job.group !== undefined) {
     groupOf(q, job.group).wait.add(job.id, score);
     groupReady(q, job.group);
+  } else if (fresh) {
+    q.fifo.push(job.id);
   } else {
     q.wait.add(job.id, score);
   }
@@ -57,7 +70,10 @@ export function place(ctx: Ctx, job: MemJob, score: number): boolean {
 export function unplace(q: MemQueue, job: MemJob): void {
   if (q.parked.get(job.name)?.delete(job.id)) return;
   if (job.group !== undefined) q.groups.get(job.group)?.wait.delete(job.id);
-  else q.wait.delete(job.id);
+  else if (!q.wait.delete(job.id)) {
+    const at = q.fifo.indexOf(job.id);
+    if (at >= 0) q.fifo.splice(at, 1);
+  }
 }
 
 export function groupWaiting(q: MemQueue): number {
@@ -74,7 +90,7 @@ export function parkedCount(q: MemQueue): number {
 
 /** spool_waiting_count: claimable-or-soon waiting jobs (parked ones excluded). */
 export function waitingCount(q: MemQueue): number {
-  return q.wait.size + groupWaiting(q);
+  return q.wait.size + q.fifo.length + groupWaiting(q);
 }
 
 export function groupCap(q: MemQueue, gid: string): number {

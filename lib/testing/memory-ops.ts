@@ -1,7 +1,7 @@
 import type { JobRecord, Page, PageIndex, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from '../store/store.js';
 import { emit } from './memory-events.js';
 import { redriveJob } from './memory-flows.js';
-import { dropJob, place, releaseDedup, waitScore, wake, type Ctx } from './memory-moves.js';
+import { dropJob, place, releaseDedup, waitScore, waitingLanes, wake, type Ctx } from './memory-moves.js';
 import { indexOf } from './memory-queue.js';
 import { finishedIndex, toRecord, type MemQueue } from './memory-state.js';
 
@@ -15,9 +15,12 @@ import { finishedIndex, toRecord, type MemQueue } from './memory-state.js';
 
 type Entry = readonly [id: string, score: number];
 
+const TWO_33 = 8589934592;
+
 /** The members of a page's index, ascending (score, then member). */
 function entriesOf(q: MemQueue, index: PageIndex): Entry[] {
   if ('state' in index) {
+    if (index.state === 'waiting') return waitingLanes(q);
     const set = indexOf(q, index.state);
     return set.members().map((id) => [id, set.score(id)!]);
   }
@@ -39,6 +42,16 @@ function cursorRank(entries: readonly Entry[], id: string, score: number, desc: 
   return at < 0 ? entries.length : at;
 }
 
+/** includes/waiting-lanes spool_lanes_after: a listed cursor that left resumes at the list's head. */
+function lanesAfter(q: MemQueue, entries: readonly Entry[], id: string, score: number): number {
+  const at = entries.findIndex(([m]) => m === id);
+  if (at >= 0) return at + 1;
+  const low = entries.filter(([, s]) => s >= 0 && s < TWO_33).length;
+  if (score < 0) return low;
+  const rank = cursorRank(entries.filter(([, s]) => s >= 0), id, score, false);
+  return score < TWO_33 ? rank : rank + q.fifo.length;
+}
+
 /** page.lua: one page of at most `limit` jobs out of at most `budget` entries examined. */
 export function pageOf(q: MemQueue, query: PageQuery): Page {
   const desc = query.order === 'desc';
@@ -49,9 +62,15 @@ export function pageOf(q: MemQueue, query: PageQuery): Page {
   const name = query.name ?? '';
   const filtered = needle !== '' || name !== '';
   let rank = 0;
-  if (desc && max !== undefined) rank = asc.filter(([, s]) => s > max).length;
-  else if (!desc && min !== undefined) rank = asc.filter(([, s]) => s < min).length;
-  if (query.after) rank = Math.max(rank, cursorRank(entries, query.after.id, query.after.score, desc));
+  const lanes = 'state' in query.index && query.index.state === 'waiting';
+  if (lanes && desc) throw new Error('page: waiting jobs are paged in claim order (asc) only');
+  if (lanes) {
+    if (query.after) rank = lanesAfter(q, asc, query.after.id, query.after.score);
+  } else {
+    if (desc && max !== undefined) rank = asc.filter(([, s]) => s > max).length;
+    else if (!desc && min !== undefined) rank = asc.filter(([, s]) => s < min).length;
+    if (query.after) rank = Math.max(rank, cursorRank(entries, query.after.id, query.after.score, desc));
+  }
   const ids: string[] = [];
   const jobs: JobRecord[] = [];
   let last = query.after;
@@ -64,7 +83,7 @@ export function pageOf(q: MemQueue, query: PageQuery): Page {
     const chunk = entries.slice(rank, rank + want);
     for (let i = 0; i < chunk.length; i++) {
       const [id, score] = chunk[i]!;
-      if ((desc && min !== undefined && score < min) || (!desc && max !== undefined && score > max)) return page(true);
+      if (!lanes && ((desc && min !== undefined && score < min) || (!desc && max !== undefined && score > max))) return page(true);
       examined += 1;
       last = { id, score };
       const job = q.jobs.get(id);

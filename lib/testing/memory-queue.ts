@@ -1,6 +1,6 @@
 import type { GroupLimits, GroupState, JobCounts, JobState, QueueLimits } from '../store/store.js';
 import { JOB_STATES } from '../store/store.js';
-import { groupReady, parkedCount, place, waitingCount, wake, type Ctx } from './memory-moves.js';
+import { groupReady, parkedCount, place, waitingCount, waitingLanes, wake, type Ctx } from './memory-moves.js';
 import { groupOf, type MemQueue } from './memory-state.js';
 import type { SortedSet } from './sorted-set.js';
 import { emit } from './memory-events.js';
@@ -147,6 +147,10 @@ export function indexOf(q: MemQueue, state: JobState): SortedSet {
 
 /** Like RedisStore: the state's index by score; 'waiting' is the ungrouped index (grouped and parked jobs are not listed). */
 export function listIdsOf(q: MemQueue, state: JobState, start: number, end: number): string[] {
+  if (state === 'waiting') {
+    const ids = waitingLanes(q).map(([id]) => id);
+    return ids.slice(start, end < 0 ? Math.max(0, ids.length + end + 1) : end + 1);
+  }
   return indexOf(q, state).range(start, end);
 }
 
@@ -168,6 +172,7 @@ export function verifyQueue(q: MemQueue): string[] {
   const where = new Map<string, string[]>();
   const note = (id: string, index: string) => where.set(id, [...(where.get(id) ?? []), index]);
   for (const state of JOB_STATES) for (const id of indexOf(q, state).members()) note(id, state);
+  for (const id of q.fifo) note(id, 'waiting');
   for (const [gid, g] of q.groups) for (const id of g.wait.members()) note(id, `waiting (group ${gid})`);
   for (const [name, p] of q.parked) for (const id of p.members()) note(id, `waiting (parked ${name})`);
   const activeByGroup = new Map<string, number>();

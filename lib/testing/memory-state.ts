@@ -79,6 +79,10 @@ export interface MemQueue {
   readonly name: string;
   readonly jobs: Map<string, MemJob>;
   readonly wait: SortedSet;
+  /** New ungrouped jobs of priority 0, FIFO, oldest first (the `fifo` list of lua/includes/place). */
+  readonly fifo: string[];
+  /** The score waitScore just drew for a priority 0 FIFO job: place lists the job that carries it. */
+  fresh: number | undefined;
   readonly delayed: SortedSet;
   /** Score = lease expiry. */
   readonly active: SortedSet;
@@ -132,6 +136,8 @@ export function newQueue(name: string, stream: MemStream): MemQueue {
     schedIndex: new SortedSet(),
     jobs: new Map(),
     wait: new SortedSet(),
+    fifo: [],
+    fresh: undefined,
     delayed: new SortedSet(),
     active: new SortedSet(),
     completed: new SortedSet(),

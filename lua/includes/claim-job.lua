@@ -19,6 +19,7 @@
   (includes/finish), else ''.
 ]]
 local function spool_claim_fields(hash, F)
+  F.ws = nil
   local deadline, name, attempt, rare, rc
   local iAttempt, iState, iToken, iStarted, iId
   for i = 1, #hash, 2 do
@@ -41,6 +42,8 @@ local function spool_claim_fields(hash, F)
       rc = true
     elseif SPOOL_FINISH_FIELDS[k] then
       rare = true
+    elseif k == 'ws' then
+      F.ws = hash[i + 1]
     end
   end
   F.attempt = tonumber(attempt) or 0
@@ -105,6 +108,11 @@ local function spool_claim_one(Q, C, J, id, score, pick, out)
   local deadline, name = spool_claim_fields(hash, f)
   if not name then
     return -- An index entry without its hash: dropped.
+  end
+  if not score then
+    -- From the fifo list (includes/claim-pop): the score add or place wrote with it
+    -- (the start of priority 0's FIFO band for a hash without one).
+    score = f.ws or '4294967296'
   end
   if J.checkPaused and redis.call('SISMEMBER', Q.pausedNames, name) == 1 then
     redis.call('ZADD', Q.parkedPrefix .. name, score, id)

@@ -7,44 +7,72 @@
   and the ones not used go back (spool_unpop). The per-call state `C`
   (spool_claim_state) carries the counters claim-batch writes once at the end.
 ]]
+--- @include "includes/place"
 --- @include "includes/groups"
 --- @include "includes/limits"
 
 -- Per-call state of a claim: cached meta fields and the counters written at the end.
 local function spool_claim_state(Q, m)
-  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, events = {}, ringLen = nil, buffer = nil, at = 1 }
+  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, events = {}, ringLen = nil, buffer = nil, at = 1, fromList = false, low = nil }
 end
 
--- The next ungrouped job (id, score): popped `want` at a time when no group can interleave.
+--[[
+  The next ungrouped job: id and score, the score false for one from the
+  fifo list (claim-job takes the job's ws, or makes one). Lanes in turn
+  (includes/place): `wait` below SPOOL_FIFO_TOP, the fifo list, the rest of
+  `wait`. Popped `want` at a time from one lane when no group can
+  interleave; C.low counts `wait`'s priority-0 entries, read once per call.
+]]
 local function spool_pop_wait(Q, C, want)
-  local buffered = C.buffer and C.at <= #C.buffer
-  if buffered or (C.ringLen == 0 and want > 1) then
-    if not buffered then
-      C.buffer = redis.call('ZPOPMIN', Q.wait, want)
-      C.at = 1
+  local buffer = C.buffer
+  if buffer and C.at <= #buffer then
+    local at = C.at
+    if C.fromList then
+      C.at = at + 1
+      return buffer[at], false
     end
-    local id, score = C.buffer[C.at], C.buffer[C.at + 1]
-    if not id then
-      return nil
-    end
-    C.at = C.at + 2
-    return id, score
+    C.at = at + 2
+    return buffer[at], buffer[at + 1]
   end
-  local top = redis.call('ZPOPMIN', Q.wait)
+  local batch = C.ringLen == 0 and want > 1
+  if C.low == nil then
+    C.low = redis.call('ZCOUNT', Q.wait, '-inf', '(' .. SPOOL_FIFO_TOP)
+  end
+  if C.low == 0 then
+    local ids = redis.call('LPOP', Q.fifo, batch and want or 1)
+    if ids then
+      C.buffer, C.at, C.fromList = ids, 2, true
+      return ids[1], false
+    end
+  end
+  local top = redis.call('ZPOPMIN', Q.wait, batch and (C.low > 0 and math.min(want, C.low) or want) or 1)
+  if C.low > 0 then
+    C.low = C.low - #top / 2
+  end
+  C.buffer, C.at, C.fromList = top, 3, false
   return top[1], top[2]
 end
 
--- Puts back ungrouped jobs popped ahead but not used (the batch ended early).
+-- Puts back ungrouped jobs popped ahead but not used (the batch ended early), each to its lane.
 local function spool_unpop(Q, C)
-  if C.buffer and C.at <= #C.buffer then
-    local back = {}
-    for i = C.at, #C.buffer, 2 do
-      back[#back + 1] = C.buffer[i + 1]
-      back[#back + 1] = C.buffer[i]
+  local buffer = C.buffer
+  if buffer and C.at <= #buffer then
+    if C.fromList then
+      local back = {}
+      for i = #buffer, C.at, -1 do
+        back[#back + 1] = buffer[i]
+      end
+      redis.call('LPUSH', Q.fifo, unpack(back))
+    else
+      local back = {}
+      for i = C.at, #buffer, 2 do
+        back[#back + 1] = buffer[i + 1]
+        back[#back + 1] = buffer[i]
+      end
+      redis.call('ZADD', Q.wait, unpack(back))
     end
-    redis.call('ZADD', Q.wait, unpack(back))
-    C.buffer = nil
   end
+  C.buffer = nil
 end
 
 -- Takes a group out of the ring.
@@ -63,7 +91,7 @@ local function spool_pop(Q, C, now, want)
   end
   -- rr: turns the groups took since the ungrouped jobs' last one. Once every
   -- group in the ring had its turn, the ungrouped jobs take theirs.
-  if C.ringLen > 0 and (C.rr < C.ringLen or redis.call('ZCARD', Q.wait) == 0) then
+  if C.ringLen > 0 and (C.rr < C.ringLen or (redis.call('ZCARD', Q.wait) == 0 and redis.call('LLEN', Q.fifo) == 0)) then
     for _ = 1, C.ringLen do
       local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
       local gkey = spool_group_key(Q, gid)

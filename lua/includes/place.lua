@@ -7,6 +7,17 @@
   kept in the job hash (ws: written here, and by claim for jobs add.lua
   placed without it) so a job handed back returns to the place it held.
   meta n:<name> counts waiting jobs per name (parked ones included).
+
+  Two lanes for the ungrouped jobs. A new job of priority 0 in FIFO order
+  (most jobs) goes to the `fifo` list: about 30 bytes per job where a sorted
+  set entry costs about 120, and RPUSH/LPOP cost less than ZADD/ZPOPMIN.
+  Such a job only ever joins the list's tail with the newest sequence
+  number, so the list stays in score order. Every other ungrouped job waits
+  in `wait`: priorities, LIFO, and jobs put back with the score they held
+  (released, reaped, stepped over, resumed after a name pause). Claims take,
+  in order: `wait` entries of priority 0 (LIFO ones, then those put back:
+  they had already reached the head of the list, or were held back by a
+  pause), then the list, then `wait`'s higher priorities (includes/claim-pop).
 ]]
 --- @include "includes/fmt"
 --- @include "includes/groups"
@@ -16,7 +27,11 @@
   Score = priority * 2^33 + 2^32 +/- sequence: priority < 2^20 and the
   sequence wraps at 2^32, so scores stay below 2^53 and exact. LIFO jobs go
   ahead of the FIFO ones of their priority, newest first.
+  Second value: the job may join the fifo list (priority 0, FIFO), passed
+  on to spool_place as its `fresh` argument.
 ]]
+local SPOOL_FIFO_TOP = 8589934592 -- 2^33: wait scores below it are priority 0's
+
 local function spool_wait_score(Q, priority, lifo)
   priority = priority or 0
   local raw = redis.call('HINCRBY', Q.meta, 'seq', 1)
@@ -26,13 +41,17 @@ local function spool_wait_score(Q, priority, lifo)
   local seq = raw % 4294967296
   local base = priority * 8589934592 + 4294967296
   if lifo then
-    return base - 1 - seq
+    return base - 1 - seq, false
   end
-  return base + seq
+  return base + seq, priority == 0
 end
 
--- Places a job whose hash is written; returns true when it is claimable now (not parked).
-local function spool_place(Q, jobKey, id, score)
+--[[
+  Places a job whose hash is written; returns true when it is claimable now
+  (not parked). `fresh`: the score was just drawn (spool_wait_score's second
+  value) for a priority 0 FIFO job, which then joins the fifo list's tail.
+]]
+local function spool_place(Q, jobKey, id, score, fresh)
   local f = redis.call('HMGET', jobKey, 'group', 'name')
   local s = spool_int(score)
   redis.call('HSET', jobKey, 'state', 'waiting', 'ws', s)
@@ -50,6 +69,8 @@ local function spool_place(Q, jobKey, id, score)
     if paused then
       redis.call('HINCRBY', Q.meta, 'gpw', 1)
     end
+  elseif fresh then
+    redis.call('RPUSH', Q.fifo, id)
   else
     redis.call('ZADD', Q.wait, s, id)
   end
@@ -69,7 +90,7 @@ local function spool_unplace(Q, jobKey, id)
         redis.call('HINCRBY', Q.meta, 'gpw', -1)
       end
     end
-  else
-    redis.call('ZREM', Q.wait, id)
+  elseif redis.call('ZREM', Q.wait, id) == 0 then
+    redis.call('LREM', Q.fifo, 1, id)
   end
 end

@@ -1,7 +1,10 @@
 --[[
   queue: the keys and arguments every job-moving script receives first.
 
-  KEYS[1] wait         ungrouped waiting jobs (zset, score from place.spool_wait_score)
+  KEYS[1] wait         ungrouped waiting jobs (zset, score from place.spool_wait_score), but for
+                       the ones in `fifo`
+  (built) fifo         new ungrouped jobs of priority 0, FIFO (list of ids, oldest first;
+                       {prefix:queue}:fifo, from jobPrefix): see includes/place
   KEYS[2] delayed      delayed jobs (zset, score = run-at ms)
   KEYS[3] active       active jobs (zset, score = lease expiry ms)
   KEYS[4] completed    completed jobs (zset, score = finishedAt)
@@ -37,5 +40,6 @@ local function spool_queue()
     jobPrefix = KEYS[10], logPrefix = KEYS[11], ring = KEYS[12], groups = KEYS[13],
     glimited = KEYS[14], groupPrefix = KEYS[15], pausedNames = KEYS[16], parkedPrefix = KEYS[17],
     sched = ARGV[1], owls = ARGV[2], name = ARGV[3],
+    fifo = string.sub(KEYS[10], 1, -5) .. 'fifo', -- jobPrefix is {prefix:queue}:job:
   }
 end

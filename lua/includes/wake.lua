@@ -9,7 +9,7 @@
 --- @include "includes/announce"
 
 local function spool_waiting_count(Q)
-  return redis.call('ZCARD', Q.wait) + (tonumber(redis.call('HGET', Q.meta, 'gw')) or 0)
+  return redis.call('ZCARD', Q.wait) + redis.call('LLEN', Q.fifo) + (tonumber(redis.call('HGET', Q.meta, 'gw')) or 0)
 end
 
 local function spool_wake(Q, n)

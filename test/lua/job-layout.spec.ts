@@ -53,10 +53,11 @@ describe('job hash layout', () => {
     await redis.sendCommand(['ZREM', k.completed, ...fakes]);
   }
 
-  it('a plain waiting job stores name, data, createdAt and state, and reads back whole', async () => {
+  it('a plain waiting job stores name, data, createdAt, state and its wait score, and reads back whole', async () => {
     const job = await queue.add('plain', 7);
     const fields = (await redis.sendCommand(['HKEYS', k.job(job.id)])) as string[];
-    expect(fields.sort()).toEqual(['createdAt', 'data', 'name', 'state']);
+    // ws: the fifo list holds ids only (lua/includes/place), so the score a job put back returns with lives here.
+    expect(fields.sort()).toEqual(['createdAt', 'data', 'name', 'state', 'ws']);
     expect(await redis.sendCommand(['OBJECT', 'ENCODING', k.job(job.id)])).toBe('listpack');
     expect(await queue.getJob(job.id)).toMatchObject({ id: job.id, name: 'plain', data: 7, state: 'waiting', runAt: job.createdAt, maxAttempts: 1, opts: { attempts: 1 } });
   });
