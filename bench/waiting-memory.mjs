@@ -1,8 +1,8 @@
 // What a waiting job costs in Redis memory, and what removing one from a
 // backlog costs, Spool vs BullMQ, for plain (FIFO) jobs and prioritized ones:
-// BullMQ keeps plain waiting jobs in a list (cheap to hold, O(n) to remove
-// from: LREM) and prioritized ones in a sorted set; Spool keeps every waiting
-// job in a sorted set (O(log n) to remove from, whatever its priority).
+// both keep plain waiting jobs in a list (cheap to hold, O(n) to remove
+// from: LREM; Spool's since its fifo lane, lua/includes/place) and
+// prioritized ones in a sorted set (O(log n) to remove from).
 // used_memory grown per job after bulk adds (1,000 per call); removal is the
 // mean of cancelling (Spool) / removing (BullMQ) 100 jobs from the middle of
 // the backlog, one at a time. Not a test: CI runs nothing here.
