@@ -1,11 +1,14 @@
 // Where a lone add's Redis work goes: instructions redis-server executes
 // (valgrind's callgrind) per add script call carrying one job, no worker, as
 // an HTTP handler's add would run. The script is cut short (`do return 1 end`)
-// at successive points, so each row's increase is the cost of one part; the
-// last row runs the same add as a Redis Function (FUNCTION LOAD once, then
-// FCALL), where the include's ~80 local functions are defined at load time
-// instead of on every call. A measure for the next step, not a test: CI runs
-// nothing here. Needs valgrind and redis-cli (Debian: valgrind, redis-tools).
+// at successive points, so each row's increase is the cost of one part; one
+// row runs the same add as a Redis Function (FUNCTION LOAD once, then FCALL),
+// where the include's ~80 local functions are defined at load time instead
+// of on every call; the last adds with an idle worker named for pushes
+// (includes/push): the add also claims its job for that worker and
+// publishes it, the path of the latency row. A measure for the next step,
+// not a test: CI runs nothing here. Needs valgrind and redis-cli (Debian:
+// valgrind, redis-tools).
 // Usage: npm run bench:lone-add [-- --calls=100]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,11 +76,13 @@ const variants = [
   ['+ the added event', cutAt('\n-- An idle worker that listens for pushes')],
   ['whole add (EVALSHA, as today)', text],
   ['whole add as a Redis Function (FCALL)', null],
+  ['whole add pushing its job to a named idle worker (EVALSHA)', text, true],
 ];
 const keys = ['wait', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'meta', 'hint', 'idle', 'job:', 'log:',
   'ring', 'groups', 'glimited', 'group:', 'paused-names', 'parked:'].map((k) => `{bench:lone}:${k}`);
 
-async function measure(script) {
+/** `push`: an idle worker is named before each add (the latency case), so the add also claims the job for it. */
+async function measure(script, push = false) {
   const file = join(dir, `callgrind-${Date.now()}.out`);
   const redis = await BenchRedis.start(['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${file}`]);
   const port = new URL(redis.url).port;
@@ -95,8 +100,11 @@ async function measure(script) {
     }
     let id = 0;
     const call = async () => {
+      // The claim's active index and events emptied after each add, as one job at a time leaves them (outside evalShaCommand's count).
+      if (push) await cli('SET', '{bench:lone}:idle:push', 'w1|30000|1', 'PX', '30000');
       const { stdout } = await cli(command, target, '17', ...keys, '{bench:lone}:sched', '{bench:lone}:owls', 'lone', '1', `job${id++}`, 'noop', '{"i":1,"g":0}', '{}', '');
       if (/^ERR/.test(stdout)) throw new Error(stdout);
+      if (push) await cli('DEL', '{bench:lone}:active', '{bench:lone}:events');
     };
     for (let i = 0; i < 20; i++) await call(); // the queue's first add and the allocator's warm-up out of the count
     await run('callgrind_control', ['-i', 'on', String(redis.pid)]);
@@ -113,8 +121,8 @@ async function measure(script) {
 console.log(`redis-server instructions per add call carrying one job (callgrind Ir, ${calls} calls each); node ${process.version}`);
 try {
   let previous = 0;
-  for (const [label, script] of variants) {
-    const ir = await measure(script);
+  for (const [label, script, push] of variants) {
+    const ir = await measure(script, push);
     const step = previous && script !== null && label.startsWith('+') ? `  (+${Math.round(ir - previous).toLocaleString('en-US')})` : '';
     console.log(`  ${label.padEnd(50)} ${Math.round(ir).toLocaleString('en-US').padStart(9)}${step}`);
     previous = ir;

@@ -52,6 +52,29 @@ export function jobCases(env: ContractEnv): void {
       await q.add('top', {});
       expect(await runOrder(q, 6)).toEqual(['top', 'high-1', 'high-2', 'lifo-low', 'low-1', 'low-2']);
     });
+
+    it('jobs put back keep their places: released ahead of newer ones, parked ones in the order they were added', async () => {
+      const q = queue('places');
+      await q.addBulk(['a', 'b', 'c'].map((name) => ({ name, data: {} })));
+      await q.add('p', {}, { priority: 1 });
+      const store = env.store();
+      const [a, b] = (await store.claim('places', { count: 2, workerId: 'w', lockMs: 60_000 })).jobs;
+      await store.release('places', { id: b!.id, token: b!.token! });
+      await store.release('places', { id: a!.id, token: a!.token! });
+      await q.add('d', {});
+      expect((await q.getJobs('waiting')).map((j) => j.name)).toEqual(['a', 'b', 'c', 'd', 'p']);
+      // 'r1' waits before the pause and is parked by the claim that meets it; 'r2' is parked as it is added.
+      await q.add('r', { n: 1 });
+      await q.pause({ names: ['r'] });
+      await q.add('r', { n: 2 });
+      const ran: string[] = [];
+      worker('places', async (job) => void ran.push(`${job.name}${(job.data as { n?: number }).n ?? ''}`), { concurrency: 1, claimBatch: 1 });
+      await waitFor(() => ran.length === 5, { message: 'the five jobs not paused' });
+      expect(ran).toEqual(['a', 'b', 'c', 'd', 'p']);
+      await q.resume({ names: ['r'] });
+      await waitFor(() => ran.length === 7, { message: 'the resumed jobs' });
+      expect(ran.slice(5)).toEqual(['r1', 'r2']);
+    });
   });
 
   describe('delays', () => {
