@@ -189,9 +189,9 @@ for i = 1, n do
       local priority = x.p and tonumber(x.p) or 0
       local base = priority * 8589934592 + 4294967296
       if x.l == '1' then
-        s = spool_int(base - 1 - seq % 4294967296)
+        s = base - 1 - seq % 4294967296
       else
-        s = spool_int(base + seq % 4294967296)
+        s = base + seq % 4294967296
         fifo = priority == 0 and not x.g -- listed, unless parked below
       end
       fields = {'name', name, 'data', ARGV[a + 2], 'createdAt', nowS, 'state', state}
