@@ -188,6 +188,8 @@ for i = 1, n do
       seq = seq + 1
       local priority = x.p and tonumber(x.p) or 0
       local base = priority * 8589934592 + 4294967296
+      -- A number, not spool_int's string: redis.call writes an integer below 2^53
+      -- exactly (checked against '%.0f'), and skips a printf per job.
       if x.l == '1' then
         s = base - 1 - seq % 4294967296
       else
