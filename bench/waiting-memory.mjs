@@ -26,6 +26,19 @@ try {
   await store.connect();
   const used = async () => Number(/^used_memory:(\d+)/m.exec(await admin.info('memory'))[1]);
   const { hostname, port } = new URL(redis.url);
+  /**
+   * Where the bytes sit: MEMORY USAGE of every key (the value, its key name
+   * and its entry in the keyspace), job hashes summed as one kind, per job.
+   * used_memory grows by more (the keyspace's own table, allocator slack).
+   */
+  const byKind = async (isJob) => {
+    const sums = new Map();
+    for (const key of await admin.keys('*')) {
+      const kind = isJob(key) ? 'job hashes' : key.slice(key.lastIndexOf(':') + 1);
+      sums.set(kind, (sums.get(kind) ?? 0) + Number(await admin.sendCommand(['MEMORY', 'USAGE', key, 'SAMPLES', '0'])));
+    }
+    return [...sums].filter(([, bytes]) => bytes / jobs >= 0.5).map(([kind, bytes]) => `${kind} ${(bytes / jobs).toFixed(0)}`).join(', ');
+  };
   const mean = async (ids, remove) => {
     const t = performance.now();
     for (const id of ids) await remove(id);
@@ -38,6 +51,7 @@ try {
     const spool = new Queue(`spool-${priority}`, { store });
     for (let from = 0; from < jobs; from += 1000) await spool.addBulk(batch(from, priority));
     const spoolBytes = ((await used()) - before) / jobs;
+    const spoolParts = await byKind((key) => key.includes(':job:'));
     const spoolIds = (await spool.getJobs('waiting', { start: jobs / 2, end: jobs / 2 + REMOVED - 1 })).map((j) => j.id);
     const spoolMs = await mean(spoolIds, (id) => spool.cancel(id));
 
@@ -46,12 +60,14 @@ try {
     const bull = new BullQueue(`bull-${priority}`, { connection: { host: hostname, port: Number(port) }, prefix: 'bull' });
     for (let from = 0; from < jobs; from += 1000) await bull.addBulk(batch(from, priority));
     const bullBytes = ((await used()) - before) / jobs;
+    const bullParts = await byKind((key) => /:\d+$/.test(key));
     const bullIds = (await bull.getJobs([priority ? 'prioritized' : 'waiting'], jobs / 2, jobs / 2 + REMOVED - 1)).map((j) => j.id);
     const bullMs = await mean(bullIds, (id) => bull.remove(id));
     await bull.close();
     console.log(
       `${priority ? 'priority 5' : 'no priority'}: bytes per waiting job Spool ${spoolBytes.toFixed(0)}, BullMQ ${bullBytes.toFixed(0)};` +
-        ` ms to take one out of the backlog Spool ${spoolMs}, BullMQ ${bullMs}`,
+        ` ms to take one out of the backlog Spool ${spoolMs}, BullMQ ${bullMs}\n` +
+        `  MEMORY USAGE per job: Spool ${spoolParts}; BullMQ ${bullParts}`,
     );
   }
 } finally {
