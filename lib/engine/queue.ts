@@ -128,7 +128,7 @@ export class Queue<Data = unknown, Result = unknown> {
   }
 
   /**
-   * One page of a state's jobs, oldest first: `{ start, end }` are inclusive
+   * One page of a state's jobs, oldest first (waiting: ungrouped jobs in the order workers take them): `{ start, end }` are inclusive
    * positions (end -1 = the last); the default is the first 100.
    * `getJobs(state, start, end)` means the same as `{ start, end }`.
    */

@@ -274,7 +274,7 @@ export interface Store {
   getCounts(queue: string): Promise<JobCounts>;
   /** Counts, ages and the per-minute counters of the last hour, read in a bounded number of commands. */
   getMetrics(queue: string): Promise<MetricsRecord>;
-  /** Ids in one state index, oldest first (by index score). */
+  /** Ids in one state index, oldest first (by index score); waiting: the ungrouped jobs in claim order, across both lanes (lua/includes/waiting-lanes). */
   listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]>;
   /** Names of the queues under this store's prefix, sorted, found by scanning the keyspace: for operators' tools, never a hot path. */
   listQueues(): Promise<string[]>;
