@@ -13,7 +13,7 @@
 
 -- Per-call state of a claim: cached meta fields and the counters written at the end.
 local function spool_claim_state(Q, m)
-  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, events = {}, ringLen = nil, buffer = nil, at = 1, fromList = false, low = nil }
+  return { rr = tonumber(m[6]) or 0, rrUsed = false, grl = m[7] or nil, gw = 0, names = {}, active = {}, events = {}, ringLen = nil, buffer = nil, at = 1, fromList = false, low = nil, ungrouped = nil }
 end
 
 --[[
@@ -23,6 +23,18 @@ end
   `wait`. Popped `want` at a time from one lane when no group can
   interleave; C.low counts `wait`'s priority-0 entries, read once per call.
 ]]
+--[[
+  How many ungrouped jobs wait (both lanes), read once per call: a claim
+  adds none to the lanes before its loop ends (put-backs come after), and
+  spool_pop_wait counts down what it takes.
+]]
+local function spool_ungrouped_left(Q, C)
+  if C.ungrouped == nil then
+    C.ungrouped = redis.call('ZCARD', Q.wait) + redis.call('LLEN', Q.fifo)
+  end
+  return C.ungrouped
+end
+
 local function spool_pop_wait(Q, C, want)
   local buffer = C.buffer
   if buffer and C.at <= #buffer then
@@ -42,12 +54,18 @@ local function spool_pop_wait(Q, C, want)
     local ids = redis.call('LPOP', Q.fifo, batch and want or 1)
     if ids then
       C.buffer, C.at, C.fromList = ids, 2, true
+      if C.ungrouped then
+        C.ungrouped = C.ungrouped - #ids
+      end
       return ids[1], false
     end
   end
   local top = redis.call('ZPOPMIN', Q.wait, batch and (C.low > 0 and math.min(want, C.low) or want) or 1)
   if C.low > 0 then
     C.low = C.low - #top / 2
+  end
+  if C.ungrouped then
+    C.ungrouped = #top > 0 and C.ungrouped - #top / 2 or 0
   end
   C.buffer, C.at, C.fromList = top, 3, false
   return top[1], top[2]
@@ -91,7 +109,7 @@ local function spool_pop(Q, C, now, want)
   end
   -- rr: turns the groups took since the ungrouped jobs' last one. Once every
   -- group in the ring had its turn, the ungrouped jobs take theirs.
-  if C.ringLen > 0 and (C.rr < C.ringLen or (redis.call('ZCARD', Q.wait) == 0 and redis.call('LLEN', Q.fifo) == 0)) then
+  if C.ringLen > 0 and (C.rr < C.ringLen or spool_ungrouped_left(Q, C) == 0) then
     for _ = 1, C.ringLen do
       local gid = redis.call('LMOVE', Q.ring, Q.ring, 'LEFT', 'RIGHT')
       local gkey = spool_group_key(Q, gid)

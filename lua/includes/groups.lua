@@ -20,11 +20,16 @@ local function spool_group_wait(Q, gid)
   return Q.groupPrefix .. gid .. ':wait'
 end
 
--- The group's concurrency cap: its own, else the queue default (0 = none).
+-- The group's concurrency cap: its own, else the queue default (0 = none; read
+-- once per call and kept on Q: a claim meets many groups, and no script changes
+-- gcap after reading it).
 local function spool_group_cap(Q, capField)
   local cap = tonumber(capField)
   if cap == nil then
-    cap = tonumber(redis.call('HGET', Q.meta, 'gcap')) or 0
+    if Q.gcap == nil then
+      Q.gcap = tonumber(redis.call('HGET', Q.meta, 'gcap')) or 0
+    end
+    cap = Q.gcap
   end
   return cap
 end
