@@ -75,6 +75,27 @@ export function jobCases(env: ContractEnv): void {
       await waitFor(() => ran.length === 7, { message: 'the resumed jobs' });
       expect(ran.slice(5)).toEqual(['r1', 'r2']);
     });
+
+    it('pages waiting jobs in claim order, and a page resumes right while claims take the head', async () => {
+      const q = queue('paging');
+      await q.add('top', {}, { lifo: true });
+      await q.addBulk(Array.from({ length: 5 }, (_, i) => ({ name: `f${i}`, data: {} })));
+      await q.add('later', {}, { priority: 2 });
+      const store = env.store();
+      const claim = async (count: number) => (await store.claim('paging', { count, workerId: 'w', lockMs: 60_000 })).jobs.map((j) => j.name);
+      const seen: string[] = [];
+      let after: { id: string; score: number } | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const page = await store.page('paging', { index: { state: 'waiting' }, order: 'asc', limit: 2, budget: 2, ...(after && { after }) });
+        seen.push(...page.jobs.map((j) => j.name));
+        if (pages === 0) expect(await claim(1)).toEqual(['top']); // the cursor (f0) still waits
+        if (pages === 1) expect(await claim(3)).toEqual(['f0', 'f1', 'f2']); // the cursor (f2) was taken
+        if (page.done || !page.last) break;
+        after = page.last;
+      }
+      expect(seen).toEqual(['top', 'f0', 'f1', 'f2', 'f3', 'f4', 'later']);
+      expect((await q.getJobs('waiting', { start: 1, end: -1 })).map((j) => j.name)).toEqual(['f4', 'later']);
+    });
   });
 
   describe('delays', () => {
