@@ -22,7 +22,8 @@ async function scan(client: RedisClientLike, match: string, type: string, found:
 /**
  * The names of the queues under `prefix`. A queue exists while one of its
  * sorted sets does (every job sits in one: a state index, a group's or a
- * paused name's waiting set) or its meta hash does (settings, pause, counters):
+ * paused name's waiting set; or in the fifo list, whose jobs drew their
+ * sequence numbers from meta) or its meta hash does (settings, pause, counters):
  * two SCANs, for sorted sets and for meta hashes of the `{prefix:…}` tag, so
  * job hashes are never sent back. A sharded queue is listed once, by its
  * own name: a third SCAN finds the shard placements (`…:meta:shards`,
