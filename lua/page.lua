@@ -37,7 +37,7 @@ local needle, name, idsOnly = ARGV[11], ARGV[12], ARGV[13] == '1'
 local filtered = needle ~= '' or name ~= ''
 
 -- The waiting index is two lanes read as one (includes/waiting-lanes), oldest first;
--- a listed job's score is -1, and min/max (times) do not apply to waiting jobs.
+-- a listed job's cursor score is minus its ws, and min/max (times) do not apply to waiting jobs.
 local lanes = index == Q.wait and spool_lanes(Q) or nil
 if lanes and desc then
   return redis.error_reply('ERR page: waiting jobs are paged in claim order (asc) only')
@@ -78,7 +78,7 @@ while found < limit and examined < budget do
     local id, score = chunk[i], tonumber(chunk[i + 1])
     if (desc and minN and score < minN) or (not desc and maxN and score > maxN) then
       out[1] = 1
-      return out
+      return lanes and spool_lanes_cursor(Q, out) or out
     end
     examined = examined + 1
     out[2], out[3] = id, chunk[i + 1]
@@ -99,14 +99,14 @@ while found < limit and examined < budget do
       out[#out + 1] = id
       out[#out + 1] = idsOnly and {} or hash
       if found >= limit and i + 1 < #chunk then
-        return out
+        return lanes and spool_lanes_cursor(Q, out) or out
       end
     end
   end
   rank = rank + #chunk / 2
   if #chunk / 2 < want then
     out[1] = 1
-    return out
+    return lanes and spool_lanes_cursor(Q, out) or out
   end
 end
-return out
+return lanes and spool_lanes_cursor(Q, out) or out

@@ -37,11 +37,14 @@ export function waitScore(q: MemQueue, priority: number, lifo: boolean): number 
   return base + seq;
 }
 
-/** The ungrouped waiting jobs in claim order (lua/includes/waiting-lanes): wait's priority 0, the fifo list (score -1), the rest. */
+/**
+ * The ungrouped waiting jobs in claim order (lua/includes/waiting-lanes): wait's priority 0, the fifo
+ * list, the rest. A listed job's score is minus its ws, as page.lua reports it for a cursor.
+ */
 export function waitingLanes(q: MemQueue): [id: string, score: number][] {
   const entries = q.wait.members().map((id): [string, number] => [id, q.wait.score(id)!]);
   const low = entries.filter(([, s]) => s < TWO_33);
-  return [...low, ...q.fifo.map((id): [string, number] => [id, -1]), ...entries.slice(low.length)];
+  return [...low, ...q.fifo.map((id): [string, number] => [id, -(q.jobs.get(id)?.ws ?? 1)]), ...entries.slice(low.length)];
 }
 
 /** spool_place: true when the job is claimable now (not parked under a paused name). */

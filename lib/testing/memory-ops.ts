@@ -42,12 +42,15 @@ function cursorRank(entries: readonly Entry[], id: string, score: number, desc: 
   return at < 0 ? entries.length : at;
 }
 
-/** includes/waiting-lanes spool_lanes_after: a listed cursor that left resumes at the list's head. */
+/** includes/waiting-lanes spool_lanes_after: a listed cursor (minus its ws) by its score in the list, there or not. */
 function lanesAfter(q: MemQueue, entries: readonly Entry[], id: string, score: number): number {
-  const at = entries.findIndex(([m]) => m === id);
-  if (at >= 0) return at + 1;
   const low = entries.filter(([, s]) => s >= 0 && s < TWO_33).length;
-  if (score < 0) return low;
+  if (score < 0) {
+    const at = q.fifo.findIndex((listed) => !((q.jobs.get(listed)?.ws ?? Infinity) <= -score));
+    return low + (at < 0 ? q.fifo.length : at);
+  }
+  const at = entries.findIndex(([m, s]) => m === id && s >= 0);
+  if (at >= 0) return at + 1;
   const rank = cursorRank(entries.filter(([, s]) => s >= 0), id, score, false);
   return score < TWO_33 ? rank : rank + q.fifo.length;
 }

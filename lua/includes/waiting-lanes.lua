@@ -54,28 +54,53 @@ local function spool_lanes_read(Q, L, from, to, scores, out)
   return out
 end
 
+-- The first list position whose job's score (its ws) is above `score`: the list is in score order.
+local function spool_fifo_after(Q, L, score)
+  local lo, hi = 0, L.listed
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local id = redis.call('LINDEX', Q.fifo, mid)
+    -- A listed id without a hash (claims drop it) counts as later: the page may repeat a job, never skip one.
+    local ws = id and tonumber(redis.call('HGET', Q.jobPrefix .. id, 'ws'))
+    if ws and ws <= score then
+      lo = mid + 1
+    else
+      hi = mid
+    end
+  end
+  return lo
+end
+
 --[[
-  The position of the first job after a page cursor (the last id seen and
-  the score the page reported for it). A listed cursor that left the list
-  meanwhile (claimed, cancelled) resumes at the list's head: a job seen
-  before may come again, none is skipped.
+  The position of the first job after a page cursor: the last id seen and
+  the score the page reported for it, negative for a listed job (minus its
+  ws, see spool_lanes_cursor). A listed cursor is found by its score with
+  a binary search of the list, whether it is still there or was claimed or
+  cancelled meanwhile; a `wait` cursor by its rank, or by its score.
 ]]
 local function spool_lanes_after(Q, L, id, score)
+  local s = tonumber(score) or -1
+  if s < 0 then
+    return L.low + spool_fifo_after(Q, L, -s)
+  end
   local rank = redis.call('ZRANK', Q.wait, id)
   if rank then
     return (rank < L.low and rank or rank + L.listed) + 1
-  end
-  local at = redis.call('LPOS', Q.fifo, id)
-  if at then
-    return L.low + at + 1
-  end
-  local s = tonumber(score) or -1
-  if s < 0 then
-    return L.low
   end
   rank = spool_cursor_rank(Q.wait, id, score, false)
   if s < SPOOL_FIFO_TOP then
     return rank
   end
   return rank + L.listed
+end
+
+-- A page's last entry as its cursor: a listed job (read with score '-1') reports minus its ws.
+local function spool_lanes_cursor(Q, out)
+  if out[3] == '-1' then
+    local ws = redis.call('HGET', Q.jobPrefix .. out[2], 'ws')
+    if ws then
+      out[3] = '-' .. ws
+    end
+  end
+  return out
 end

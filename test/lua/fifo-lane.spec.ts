@@ -97,7 +97,7 @@ describe('the fifo lane', () => {
       const page = await store.page(Q, { index: { state: 'waiting' }, order: 'asc', limit: 2, budget: 2, ...(after && { after }) });
       seen.push(...page.jobs.map((j) => j.name));
       if (pages === 0) expect(names(await claim(1))).toEqual(['top']); // the cursor (f0) stays listed
-      if (pages === 1) expect(names(await claim(3))).toEqual(['f0', 'f1', 'f2']); // the cursor (f2) left: the list again from its head
+      if (pages === 1) expect(names(await claim(3))).toEqual(['f0', 'f1', 'f2']); // the cursor (f2) left: found by its score
       if (page.done || !page.last) break;
       after = page.last;
     }
@@ -105,6 +105,21 @@ describe('the fifo lane', () => {
     expect(await queue.cancel({ filter: { state: 'waiting', name: 'f4' } })).toBe(1);
     expect(await queue.getJobs('waiting', { start: 0, end: 1 }).then(names)).toEqual(['f3', 'f5']);
     expect(await queue.getJobs('waiting', { start: 2, end: -1 }).then(names)).toEqual(['f6', 'later']);
+  });
+
+  it('a page resumes right after a listed cursor that was cancelled, repeating none of the jobs before it', async () => {
+    const jobs = await queue.addBulk(Array.from({ length: 6 }, (_, i) => ({ name: `f${i}`, data: {} })));
+    const first = await store.page(Q, { index: { state: 'waiting' }, order: 'asc', limit: 2, budget: 2 });
+    expect(first.jobs.map((j) => j.name)).toEqual(['f0', 'f1']);
+    const ws = Number(await commandOf(store).sendCommand(['HGET', keysOf(store, Q).job(jobs[1]!.id), 'ws']));
+    expect(first.last).toEqual({ id: jobs[1]!.id, score: -ws }); // a listed cursor: minus its score
+    expect(await queue.cancel(jobs[1]!.id)).toBe('cancelled'); // the cursor leaves; f0 stays ahead of it
+    const second = await store.page(Q, { index: { state: 'waiting' }, order: 'asc', limit: 10, budget: 10, after: first.last! });
+    expect(second.jobs.map((j) => j.name)).toEqual(['f2', 'f3', 'f4', 'f5']);
+    // Filtered bulk cancel pages the same way: every match goes, the rest stays in order.
+    await queue.addBulk(Array.from({ length: 1200 }, (_, i) => ({ name: i % 2 ? 'keep' : 'drop', data: {} })));
+    expect(await queue.cancel({ filter: { state: 'waiting', name: 'drop' } })).toBe(600);
+    expect(await queue.getCounts()).toMatchObject({ waiting: 605 });
   });
 
   it('counts listed jobs against maxWaiting', async () => {
