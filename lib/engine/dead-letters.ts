@@ -200,8 +200,19 @@ export class DeadLetters<Data, Result> {
       throw new InvalidArgumentError('cancel() filter.state', `must be 'waiting' or 'delayed', got ${describe(raw.state)}`, 'cancel active jobs by id');
     }
     const name = raw.name === undefined ? undefined : text(raw.name, 'cancel() filter.name', 256);
+    const together = raw.state === 'waiting' ? this.store.cancelWaiting?.bind(this.store) : undefined;
     for await (const batch of this.matching({ state: raw.state }, 'asc', name === undefined ? {} : { name })) {
-      for (let i = 0; i < batch.length; i += 100) await apply(batch.slice(i, i + 100));
+      for (let i = 0; i < batch.length; i += 100) {
+        const slice = batch.slice(i, i + 100);
+        if (!together) {
+          await apply(slice);
+          continue;
+        }
+        // Waiting jobs in one call per slice; one that moved meanwhile (started, say) on its own.
+        const done = await together(this.queue, slice);
+        count += done.filter(Boolean).length;
+        await apply(slice.filter((_, k) => !done[k]));
+      }
     }
     return count;
   }

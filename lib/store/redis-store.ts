@@ -12,6 +12,7 @@ import type {
   JobCounts, JobRecord, JobState, Lease, NewJob, PromoteOutcome, QueueLimits, ReapOutcome, ReleaseOutcome, Store,
 } from './store.js';
 import { verifyQueue } from './verify.js';
+import { ReplyShapeError } from './errors.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import type { Completion, CompleteManyOutcome, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
@@ -88,6 +89,15 @@ export class RedisStore extends RedisStoreBase implements Store {
     // A flow child cancelled here tells its parent now (the housekeeping sweep would, later).
     if (outcome.status === 'cancelled') await this.flows.deliver(queue, id);
     return outcome;
+  }
+
+  async cancelWaiting(queue: string, ids: readonly string[]): Promise<boolean[]> {
+    const reply = await this.run('cancelWaiting', queue, ids);
+    if (!Array.isArray(reply) || reply.length !== ids.length) throw new ReplyShapeError('cancel-waiting', `expected ${ids.length} entries`);
+    const codes = reply.map(Number);
+    // Flow children among them (2) tell their parents now, as cancel() does.
+    await Promise.all(ids.filter((_, i) => codes[i] === 2).map((id) => this.flows.deliver(queue, id)));
+    return codes.map((code) => code > 0);
   }
 
   async progress(queue: string, lease: Lease, progress: string): Promise<boolean> {

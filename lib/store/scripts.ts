@@ -46,6 +46,7 @@ export const SCRIPTS = {
   throttle: { file: 'throttle', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry after'] },
   release: { file: 'release', queue: true, keys: ['job'], argv: ['job id', 'lease token'] },
   cancel: { file: 'cancel', queue: true, keys: ['job'], argv: ['job id'] },
+  cancelWaiting: { file: 'cancel-waiting', queue: true, keys: [], argv: [], argvRest: 'job ids' },
   promote: { file: 'promote', queue: true, keys: ['schedulers', 'schedulerPrefix'], argv: ['limit'] },
   reap: { file: 'reap', queue: true, keys: [], argv: ['maxStalledCount', 'limit'] },
   pause: { file: 'pause', queue: true, keys: [], argv: [] },

@@ -250,6 +250,13 @@ export interface Store {
   promote(queue: string, limit: number): Promise<PromoteOutcome>;
   reap(queue: string, maxStalled: number, limit: number): Promise<ReapOutcome[]>;
   cancel(queue: string, id: string): Promise<CancelOutcome>;
+  /**
+   * Cancels the given jobs that still wait, in one step where the store can
+   * batch it (RedisStore: a list scan per call, not per job); true per id
+   * cancelled, false for one that no longer waits (cancel it on its own).
+   * Optional: without it, callers cancel one by one.
+   */
+  cancelWaiting?(queue: string, ids: readonly string[]): Promise<boolean[]>;
   progress(queue: string, lease: Lease, progress: string): Promise<boolean>;
   log(queue: string, lease: Lease, line: string, keep: number): Promise<number | null>;
   pause(queue: string): Promise<boolean>;

@@ -77,8 +77,13 @@ local function spool_place(Q, jobKey, id, score, fresh)
   return true
 end
 
--- A waiting job leaves its place (claimed or cancelled); `where` is the zset it was taken from, if known.
-local function spool_unplace(Q, jobKey, id)
+--[[
+  A waiting job leaves its place (cancelled). A listed one is taken out of
+  the fifo list by LREM, a scan, unless `unlist` is given: then
+  unlist(id, ws) takes it out (cancel-waiting defers the removal of a
+  batch to one pass).
+]]
+local function spool_unplace(Q, jobKey, id, unlist)
   local f = redis.call('HMGET', jobKey, 'group', 'name')
   redis.call('HINCRBY', Q.meta, 'n:' .. (f[2] or ''), -1)
   if f[2] and redis.call('ZREM', Q.parkedPrefix .. f[2], id) == 1 then
@@ -91,6 +96,10 @@ local function spool_unplace(Q, jobKey, id)
       end
     end
   elseif redis.call('ZREM', Q.wait, id) == 0 then
-    redis.call('LREM', Q.fifo, 1, id)
+    if unlist then
+      unlist(id, redis.call('HGET', jobKey, 'ws'))
+    else
+      redis.call('LREM', Q.fifo, 1, id)
+    end
   end
 end

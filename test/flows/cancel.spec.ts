@@ -40,3 +40,26 @@ describe('flows: cancelling a parent', () => {
     expect(await parents.remove(tree.job.id)).toBe(true);
   });
 });
+
+describe('flows: cancelling waiting children in bulk', () => {
+  const h = engineHarness();
+
+  it('a bulk cancel by name tells each child\'s parent at once, as a single cancel does', async () => {
+    const parents = h.queue('bx-p');
+    const kids = h.queue('bx-k');
+    const flows = new FlowProducer({ store: h.store });
+    const failing = await flows.add({ name: 'p', queueName: 'bx-p', children: [{ name: 'doomed', queueName: 'bx-k' }, { name: 'other', queueName: 'bx-k' }] });
+    const going = await flows.add({
+      name: 'p', queueName: 'bx-p',
+      children: [{ name: 'doomed', queueName: 'bx-k', failurePolicy: 'continueParentOnFailure' }, { name: 'other', queueName: 'bx-k' }],
+    });
+    await kids.addBulk(Array.from({ length: 20 }, (_, i) => ({ name: i % 2 ? 'doomed' : 'plain', data: i })));
+    expect(await kids.cancel({ filter: { state: 'waiting', name: 'doomed' } })).toBe(12);
+    // No housekeeping sweep runs here: the parents heard it from the cancel itself.
+    expect(await parents.getJob(failing.job.id)).toMatchObject({ state: 'failed', error: { reason: 'child-failed' } });
+    expect(await parents.getJob(going.job.id)).toMatchObject({ state: 'waiting' });
+    expect(await kids.getCounts()).toMatchObject({ waiting: 12, cancelled: 12 });
+    expect(await kids.verify()).toEqual([]);
+    expect(await parents.verify()).toEqual([]);
+  });
+});
