@@ -31,20 +31,11 @@ local TOMBSTONE = '' -- never a job id (ids are non-empty)
 local WINDOW = 2000
 local L = spool_lanes(Q)
 
--- The list index of the listed job `id` with score `ws` (a binary search), or nil when it is not where its score says.
+-- The list index of the listed job `id` with score `ws` (scores are integers), or nil when it is not where its score says.
 local function listedAt(id, ws)
-  local lo, hi = 0, L.listed
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    local s = tonumber(redis.call('HGET', Q.jobPrefix .. redis.call('LINDEX', Q.fifo, mid), 'ws'))
-    if s and s < ws then
-      lo = mid + 1
-    else
-      hi = mid
-    end
-  end
-  if lo < L.listed and redis.call('LINDEX', Q.fifo, lo) == id then
-    return lo
+  local at = spool_fifo_after(Q, L, ws - 1)
+  if at < L.listed and redis.call('LINDEX', Q.fifo, at) == id then
+    return at
   end
   return nil
 end

@@ -6,6 +6,7 @@
   first one after it (members of one score are ordered by their bytes).
   desc: newest first (ZRANGE ... REV).
 ]]
+--- @include "includes/bisect"
 
 local function spool_member_at(index, rank, desc)
   if desc then
@@ -28,14 +29,8 @@ local function spool_cursor_rank(index, id, score, desc)
     lo = redis.call('ZCOUNT', index, '-inf', '(' .. score)
     hi = redis.call('ZCOUNT', index, '-inf', score)
   end
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
+  return spool_bisect(lo, hi, function(mid)
     local m = spool_member_at(index, mid, desc)
-    if (desc and m > id) or (not desc and m < id) then
-      lo = mid + 1
-    else
-      hi = mid
-    end
-  end
-  return lo
+    return (desc and m > id) or (not desc and m < id)
+  end)
 end

@@ -56,19 +56,12 @@ end
 
 -- The first list position whose job's score (its ws) is above `score`: the list is in score order.
 local function spool_fifo_after(Q, L, score)
-  local lo, hi = 0, L.listed
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
+  return spool_bisect(0, L.listed, function(mid)
     local id = redis.call('LINDEX', Q.fifo, mid)
-    -- A listed id without a hash (claims drop it) counts as later: the page may repeat a job, never skip one.
+    -- A listed id without a hash (claims drop it) counts as later: a page may repeat a job, never skip one.
     local ws = id and tonumber(redis.call('HGET', Q.jobPrefix .. id, 'ws'))
-    if ws and ws <= score then
-      lo = mid + 1
-    else
-      hi = mid
-    end
-  end
-  return lo
+    return ws ~= nil and ws <= score
+  end)
 end
 
 --[[
