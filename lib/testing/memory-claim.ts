@@ -1,11 +1,11 @@
 import type { JobRecord } from '../store/store.js';
 import { deadLetter, groupCap, groupReady, groupsReopen, rateWindow, type Ctx } from './memory-moves.js';
 import { groupOf, parkedOf, toRecord, type MemGroup, type MemQueue } from './memory-state.js';
+import { emit } from './memory-events.js';
+import { metricDead } from './memory-metrics.js';
 
 const TWO_32 = 4294967296;
 const TWO_33 = 8589934592;
-import { emit } from './memory-events.js';
-import { metricDead } from './memory-metrics.js';
 
 /** A grouped job's group as the claim found it (includes/claim-pop's `pick`). */
 interface Pick {
@@ -75,7 +75,7 @@ function popUngrouped(q: MemQueue): Popped | undefined {
   const first = q.wait.first();
   if ((first === undefined || first[1] >= TWO_33) && q.fifo.length > 0) {
     const id = q.fifo.shift()!;
-    return { id, score: q.jobs.get(id)?.ws ?? TWO_32 + (q.seq % TWO_32) };
+    return { id, score: q.jobs.get(id)?.ws ?? TWO_32 };
   }
   const top = q.wait.popMin();
   return top && { id: top[0], score: top[1] };

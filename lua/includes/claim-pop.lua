@@ -17,13 +17,6 @@ local function spool_claim_state(Q, m)
 end
 
 --[[
-  The next ungrouped job: id and score, the score false for one from the
-  fifo list (claim-job takes the job's ws, or makes one). Lanes in turn
-  (includes/place): `wait` below SPOOL_FIFO_TOP, the fifo list, the rest of
-  `wait`. Popped `want` at a time from one lane when no group can
-  interleave; C.low counts `wait`'s priority-0 entries, read once per call.
-]]
---[[
   How many ungrouped jobs wait (both lanes), read once per call: a claim
   adds none to the lanes before its loop ends (put-backs come after), and
   spool_pop_wait counts down what it takes.
@@ -35,6 +28,13 @@ local function spool_ungrouped_left(Q, C)
   return C.ungrouped
 end
 
+--[[
+  The next ungrouped job: id and score, the score false for one from the
+  fifo list (claim-job takes the score from the job's ws). Lanes in turn
+  (includes/place): `wait` below SPOOL_FIFO_TOP, the fifo list, the rest of
+  `wait`. Popped `want` at a time from one lane when no group can
+  interleave; C.low counts `wait`'s priority-0 entries, read once per call.
+]]
 local function spool_pop_wait(Q, C, want)
   local buffer = C.buffer
   if buffer and C.at <= #buffer then

@@ -22,24 +22,18 @@ end
 ]]
 local function spool_lanes_read(Q, L, from, to, scores, out)
   to = math.min(to, L.total - 1)
-  local function lane(base, size, read)
-    local a, b = math.max(from, base), math.min(to, base + size - 1)
+  -- Sequence positions first..last held by `wait`, at ranks `shift` lower.
+  local function ranked(first, last, shift)
+    local a, b = math.max(from, first), math.min(to, last)
     if a <= b then
-      local got = read(a - base, b - base)
+      local got = scores and redis.call('ZRANGE', Q.wait, a - shift, b - shift, 'WITHSCORES')
+        or redis.call('ZRANGE', Q.wait, a - shift, b - shift)
       for i = 1, #got do
         out[#out + 1] = got[i]
       end
     end
   end
-  local function zset(offset)
-    return function(a, b)
-      if scores then
-        return redis.call('ZRANGE', Q.wait, a + offset, b + offset, 'WITHSCORES')
-      end
-      return redis.call('ZRANGE', Q.wait, a + offset, b + offset)
-    end
-  end
-  lane(0, L.low, zset(0))
+  ranked(0, L.low - 1, 0)
   local a, b = math.max(from, L.low), math.min(to, L.low + L.listed - 1)
   if a <= b then
     local ids = redis.call('LRANGE', Q.fifo, a - L.low, b - L.low)
@@ -50,7 +44,7 @@ local function spool_lanes_read(Q, L, from, to, scores, out)
       end
     end
   end
-  lane(L.low + L.listed, L.total - L.low - L.listed, zset(L.low))
+  ranked(L.low + L.listed, L.total - 1, L.listed)
   return out
 end
 
