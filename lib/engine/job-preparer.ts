@@ -1,6 +1,6 @@
 import type { NewJob } from '../store/store.js';
 import { InvalidArgumentError, PayloadTooLargeError } from './errors.js';
-import { IdGenerator } from './ids.js';
+import { JobIds } from './ids.js';
 import { encodeJson } from './json.js';
 import { assertPlainObject, describe } from '../common/validation.js';
 import { normalizeJobOptions, storedOptions, type JobOptions, type NormalizedJobOptions } from './options.js';
@@ -30,7 +30,7 @@ export class JobPreparer<Data> {
   private readonly defaults?: JobOptions;
   private readonly maxPayloadBytes: number;
   private readonly validate?: PayloadValidator;
-  private readonly ids = new IdGenerator();
+  private readonly ids: JobIds;
   /**
    * What a job added without options gets: the defaults, normalized once
    * (with their stored JSON). A bulk of plain jobs normalized them per job,
@@ -39,8 +39,12 @@ export class JobPreparer<Data> {
    */
   private readonly plain: { readonly opts: NormalizedJobOptions; readonly stored: string } | undefined;
 
-  /** `now`: the store's clock (a MemoryStore's may be moved by a test), for runAt and deadlines given as dates. */
-  constructor(options: PreparerOptions, private readonly now: () => number = Date.now) {
+  /**
+   * `now`: the store's clock (a MemoryStore's may be moved by a test), for runAt and deadlines given as dates.
+   * `reserveIds`: the queue's id counter (Store.reserveIds), for jobs without a jobId.
+   */
+  constructor(options: PreparerOptions, private readonly now: () => number, reserveIds: (count: number) => Promise<number>) {
+    this.ids = new JobIds(reserveIds);
     if (options.defaultJobOptions !== undefined) {
       normalizeJobOptions(options.defaultJobOptions, undefined, 'Queue options.defaultJobOptions');
       if (options.defaultJobOptions.jobId !== undefined) {
@@ -72,9 +76,18 @@ export class JobPreparer<Data> {
     const data = encodeJson(job.data, `${at}data`);
     const bytes = Buffer.byteLength(data);
     if (bytes > this.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, this.maxPayloadBytes);
+    // No await while the producer's block holds ids: the adds of a turn stay together, in call order.
+    let id = opts.jobId;
+    if (id === undefined) {
+      const drawn = this.ids.take();
+      id = typeof drawn === 'string' ? drawn : await drawn;
+    } else {
+      const turn = this.ids.inTurn();
+      if (turn) await turn;
+    }
     return {
       job: {
-        id: opts.jobId ?? this.ids.next(),
+        id,
         name: job.name,
         data,
         opts: plain ? plain.stored : JSON.stringify(storedOptions(opts)),

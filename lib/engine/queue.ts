@@ -85,7 +85,7 @@ export class Queue<Data = unknown, Result = unknown> {
     this.store = storeFor(options.store, this.name, options.shards, 'Queue options.shards');
     this.base = options.store;
     this.adds = new AddBatcher(this.store, this.name);
-    this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now());
+    this.preparer = new JobPreparer<Data>(options, () => clockOf(this.store).now(), (count) => this.store.reserveIds(this.name, count));
     this.schedulers = new Schedulers<Data>(this.name, this.store, async (job) => (await this.prepare({ ...job, data: job.data as Data }, 'job.', captureTraceContext(this.tracing))).job);
     this.many = new DeadLetters<Data, Result>(this.store, this.name, (id) => cancelOne(this.store, this.name, id));
   }

@@ -84,6 +84,11 @@ export class RedisStore extends RedisStoreBase implements Store {
     return decodeReap(await this.run('reap', queue, [maxStalled, limit]));
   }
 
+  async reserveIds(queue: string, count: number): Promise<number> {
+    // One HINCRBY (lua/reserve-ids): atomic, so two producers never draw the same ids.
+    return Number(await this.run('reserveIds', queue, [count]));
+  }
+
   async cancel(queue: string, id: string): Promise<CancelOutcome> {
     const outcome = decodeCancel(await this.run('cancel', queue, [id], id));
     // A flow child cancelled here tells its parent now (the housekeeping sweep would, later).

@@ -20,6 +20,11 @@ export { ShardedFlowError } from './sharded-base.js';
  * uniqueness (a grouped job's id is unique within its group's shard).
  */
 export class ShardedStore extends ShardedReads implements Store {
+  /** Ids for the whole logical queue come from its first shard's counter: unique across the shards, where the id picks the shard. */
+  async reserveIds(queue: string, count: number): Promise<number> {
+    return this.base.reserveIds(queue === this.queue ? await this.at(0) : queue, count);
+  }
+
   async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {
     if (queue !== this.queue) return this.base.add(queue, jobs);
     const names = await this.shards();

@@ -223,6 +223,13 @@ export interface Store {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
 
+  /**
+   * Takes `count` job ids from the queue's counter, for jobs added without a
+   * jobId: resolves the last of them (the ids are last - count + 1 .. last).
+   * One counter per queue (RedisStore: field `ids` of its meta hash), so every
+   * process draws ids no other draws; a producer takes them in blocks.
+   */
+  reserveIds(queue: string, count: number): Promise<number>;
   add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome>;
   claim(queue: string, fetch: Fetch): Promise<ClaimOutcome>;
   /**

@@ -91,6 +91,8 @@ export interface MemQueue {
   readonly cancelled: SortedSet;
   readonly waitingChildren: SortedSet;
   seq: number;
+  /** The last job id drawn by reserveIds. */
+  ids: number;
   paused: boolean;
   rl?: RateLimit;
   rlw: number;
@@ -145,6 +147,7 @@ export function newQueue(name: string, stream: MemStream): MemQueue {
     cancelled: new SortedSet(),
     waitingChildren: new SortedSet(),
     seq: 0,
+    ids: 0,
     paused: false,
     rlw: 0,
     rln: 0,

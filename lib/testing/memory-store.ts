@@ -138,6 +138,8 @@ export class MemoryStore implements S.Store {
     if (state && state !== 'active') this.events.emit('settled', queue, id, state);
   }
 
+  reserveIds(queue: string, count: number): Promise<number> { return this.run('reserveIds', queue, ({ q }) => (q.ids += count)); }
+
   add(queue: string, jobs: readonly S.NewJob[]): Promise<S.AddBatchOutcome> { return this.run('add', queue, (ctx) => addJobs(ctx, jobs.map(decodeNewJob))); }
 
   async claim(queue: string, fetch: S.Fetch): Promise<S.ClaimOutcome> {

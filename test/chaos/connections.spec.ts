@@ -71,6 +71,9 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
       await store.connect();
       runs.clear();
       completions.length = 0;
+    });
+    /** The worker under test, on the cutter's connection. */
+    const startWorker = async () => {
       worker = new Worker(
         'q',
         async (job) => {
@@ -82,7 +85,7 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
       worker.on('error', () => undefined);
       worker.on('completed', (job) => completions.push(job.id));
       await worker.run();
-    });
+    };
     afterEach(async () => {
       await worker?.close({ timeout: 2000 });
       await store.disconnect();
@@ -91,7 +94,9 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
 
     it('after a claim: the claimed job is reaped and runs once', async () => {
       const cut = cutter.armOn(loadScript('claim').sha);
+      // Added before the worker starts, so its first claim takes it (an idle worker is leased new jobs by the add itself).
       await s.queue.add('work', {}, { jobId: 'claimed-blind' });
+      await startWorker();
       await cut;
       await waitFor(async () => (await s.queue.getJob('claimed-blind'))?.state === 'completed', { timeout: 15_000, interval: 50, message: 'job completed' });
       expect(runs.get('claimed-blind')).toBe(1);
@@ -103,6 +108,7 @@ describe('chaos: connections killed and scripts flushed mid-run', () => {
     });
 
     it('after a complete: the retry with the same token succeeds idempotently, one completed event', async () => {
+      await startWorker();
       const cut = cutter.armOn(loadScript('complete').sha);
       await s.queue.add('work', {}, { jobId: 'completed-blind' });
       await cut;

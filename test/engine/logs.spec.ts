@@ -58,9 +58,9 @@ describe('worker logs', () => {
     // A worker that "died" holding the job: claimed with a short lease, never renewed or finished.
     const [held] = (await h.store.claim('abandoned', { count: 1, workerId: 'gone', lockMs: 30 })).jobs;
     expect(held!.id).toBe(twice.id);
-    const started: string[] = [];
+    const started: string[] = []; // queue/id: ids are numbered per queue
     // maxStalledCount 0: the first stall dead-letters; this worker's reaper runs every 50 ms.
-    h.worker('abandoned', async (job) => void started.push(job.id), { logger: rec.logger, maxStalledCount: 0, stalledInterval: 50 });
+    h.worker('abandoned', async (job) => void started.push(`abandoned/${job.id}`), { logger: rec.logger, maxStalledCount: 0, stalledInterval: 50 });
     await waitFor(() => rec.at('warn').length === 1, { message: 'the stalled dead letter warning' });
     expect(rec.at('warn')).toEqual([
       `job ${twice.id} of queue "abandoned" dead-lettered (reason: stalled): its lease expired more than maxStalledCount (0) times; a worker died or blocked past its lease`,
@@ -71,8 +71,8 @@ describe('worker logs', () => {
     const rec2 = logRecorder();
     const again = await h.queue('abandoned-2').add('render', {});
     await h.store.claim('abandoned-2', { count: 1, workerId: 'gone', lockMs: 30 });
-    h.worker('abandoned-2', async (job) => void started.push(job.id), { logger: rec2.logger, maxStalledCount: 1, stalledInterval: 50 });
-    await waitFor(() => started.includes(again.id), { message: 'the requeued job runs' });
+    h.worker('abandoned-2', async (job) => void started.push(`abandoned-2/${job.id}`), { logger: rec2.logger, maxStalledCount: 1, stalledInterval: 50 });
+    await waitFor(() => started.includes(`abandoned-2/${again.id}`), { message: 'the requeued job runs' });
     expect(rec2.at('debug')).toEqual([`job ${again.id} of queue "abandoned-2" stalled (a worker died or blocked past its lease) and is waiting again`]);
     expect(rec2.at('warn')).toEqual([]);
 
@@ -82,11 +82,11 @@ describe('worker logs', () => {
     const asked = await queue3.add('render', {});
     await h.store.claim('abandoned-3', { count: 1, workerId: 'gone', lockMs: 30 });
     expect(await queue3.cancel(asked.id)).toBe('cancelling');
-    h.worker('abandoned-3', async (job) => void started.push(job.id), { logger: rec3.logger, stalledInterval: 50 });
+    h.worker('abandoned-3', async (job) => void started.push(`abandoned-3/${job.id}`), { logger: rec3.logger, stalledInterval: 50 });
     await waitFor(() => rec3.at('debug').length === 1, { message: 'the stalled-and-cancelled line' });
     expect(rec3.at('debug')).toEqual([`job ${asked.id} of queue "abandoned-3" stalled with a cancel pending and is cancelled (a worker died or blocked past its lease)`]);
     expect((await queue3.getJob(asked.id))!.state).toBe('cancelled');
-    expect(started).not.toContain(asked.id);
+    expect(started).not.toContain(`abandoned-3/${asked.id}`);
   });
 
   it('says at shutdown what it waits for, and what it hands back', async () => {

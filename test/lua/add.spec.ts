@@ -73,9 +73,20 @@ describe('add', () => {
   });
 
   it('adds a bulk in one script call per 1,000 jobs', async () => {
+    // A producer of its own whose id draws (reserve-ids, a script too) are counted apart.
+    const draws: number[] = [];
+    const counted = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'reserveIds') return (name: string, count: number) => (draws.push(count), target.reserveIds(name, count));
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const producer = new Queue<{ n: number }>('add', { store: counted });
     const before = await evalCalls(store);
-    const jobs = await queue.addBulk(Array.from({ length: 2500 }, (_, n) => ({ name: 'bulk', data: { n } })));
-    expect(await evalCalls(store)).toBe(before + 3);
+    const jobs = await producer.addBulk(Array.from({ length: 2500 }, (_, n) => ({ name: 'bulk', data: { n } })));
+    expect(await evalCalls(store)).toBe(before + 3 + draws.length);
+    expect(draws[0]).toBe(2500); // the bulk's ids in one draw
     expect(jobs).toHaveLength(2500);
     expect(new Set(jobs.map((j) => j.id)).size).toBe(2500);
     const claimed = await store.claim('add', { count: 3, workerId: 'w', lockMs: 10_000 }).then((o) => o.jobs);
