@@ -30,6 +30,8 @@
     runAt              created, delayed (a time in ms, > 0)
     {id, hash...}      the id (or the dedup key) already names a job: that job's hash, not re-added
     {id}               dedup window still open but its job is gone
+    {newId, 0|runAt}   created under a new id: its numbered id was taken
+                       (two entries: the known-job entries have an odd count)
   (the caller knows the ids it sent: a plain add's entry is one integer, not
   a table of five values to build here and to encode and decode);
   or, when the new waiting jobs would pass maxWaiting (meta mw) or
@@ -67,6 +69,7 @@
 --- @include "includes/wake"
 --- @include "includes/events"
 --- @include "includes/push-jobs"
+--- @include "includes/ids"
 
 local Q = spool_queue()
 local DEDUP_PREFIX = string.sub(Q.jobPrefix, 1, -6) .. ':dedup:' -- jobPrefix is {prefix:queue}:job:
@@ -83,6 +86,7 @@ local NONE = {}
 ]]
 local info = {}
 local newWaiting, perGroup = 0, nil
+local renumbered = nil -- job index -> true: created under a new id (spool_renumber)
 -- Jobs of one call mostly carry the same packed options (a producer's attempts
 -- and retention): each distinct string is decoded once; the tables are only read.
 local decoded = nil
@@ -99,6 +103,16 @@ for i = 0, n - 1 do
   end
   local jobKey = Q.jobPrefix .. ARGV[5 + i * 5]
   local exists = redis.call('EXISTS', jobKey) == 1
+  if exists and spool_numbered(ARGV[5 + i * 5]) then
+    -- A number is an id the queue gave (custom ids may not be one), so a job
+    -- holding it means the counter went back (a failover lost its last draws):
+    -- this job takes a fresh number instead of being taken for that one.
+    ARGV[5 + i * 5] = spool_renumber(Q, ARGV[5 + i * 5])
+    jobKey = Q.jobPrefix .. ARGV[5 + i * 5]
+    exists = false
+    renumbered = renumbered or {}
+    renumbered[i + 1] = true
+  end
   local holder = false
   if not exists and (x.t and tonumber(x.t) or -1) >= 0 then
     holder = redis.call('GET', DEDUP_PREFIX .. x.k) or false
@@ -298,6 +312,9 @@ for i = 1, n do
       delayedEvents[#delayedEvents + 1] = { id, delay, runAt }
     end
     out[#out + 1] = s and 0 or runAt
+    if renumbered and renumbered[i] then
+      out[#out] = { id, out[#out] }
+    end
   end
 end
 

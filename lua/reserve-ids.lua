@@ -1,13 +1,31 @@
 --[[
   reserve-ids: takes a block of job ids from the queue's counter, for jobs
-  added without a jobId (lib/engine/ids). Its own field, not `seq`: `seq`
-  numbers waiting places and moves with every put-back. A script rather than
-  a bare HINCRBY so that it is retried as every script is (BUSY, LOADING).
+  added without a jobId (lib/engine/ids, includes/ids). Its own field, not
+  `seq`: `seq` numbers waiting places and moves with every put-back.
+
+  A block whose first or last number a job already holds means the counter
+  went back (a failover lost its last draws): the counter moves on by a
+  margin until a block is clear, so a producer drawing after the failover
+  does not take numbers that jobs hold. (A producer that drew before it and
+  still holds such numbers is caught by add: includes/ids spool_renumber.)
 
   KEYS[1] meta        the queue's meta hash
+  KEYS[2] jobPrefix   prefix of job hashes (its id follows)
 
   ARGV[1] count       how many ids (> 0)
 
-  Returns the last id of the block (the ids are last - count + 1 .. last).
+  Returns the last id's counter value (the ids are ID_BASE + last - count + 1 .. ID_BASE + last).
 ]]
-return redis.call('HINCRBY', KEYS[1], 'ids', ARGV[1])
+--- @include "includes/ids"
+
+local count = tonumber(ARGV[1])
+local last = redis.call('HINCRBY', KEYS[1], 'ids', count)
+-- Bounded, as every script must be: past 1,000 margins (8 million numbers) later draws go on skipping.
+for _ = 1, 1000 do
+  if redis.call('EXISTS', KEYS[2] .. string.format('%d', SPOOL_ID_BASE + last - count + 1)) == 0
+    and redis.call('EXISTS', KEYS[2] .. string.format('%d', SPOOL_ID_BASE + last)) == 0 then
+    break
+  end
+  last = redis.call('HINCRBY', KEYS[1], 'ids', SPOOL_ID_MARGIN + count)
+end
+return last

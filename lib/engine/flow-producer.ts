@@ -2,6 +2,7 @@ import type { ChildRef, NewFlowNode, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError } from './errors.js';
 import { DuplicateJobIdError, UnknownQueueError } from './flow-errors.js';
 import { CHILD_FAILURE_POLICIES, type FlowJob, type JobNode } from './flow-types.js';
+import { NUMBERED_ID } from './ids.js';
 import { Job } from './job.js';
 import { validateQueueName } from './names.js';
 import { assertKnownKeys, assertPlainObject, checkOptions, describe } from '../common/validation.js';
@@ -107,7 +108,7 @@ export class FlowProducer {
     return inProducerSpan(typeof flow?.queueName === 'string' ? flow.queueName : 'flow', 1, () => this.addTree(flow), this.tracing);
   }
 
-  private async addTree(flow: FlowJob): Promise<JobNode> {
+  private async addTree(flow: FlowJob, retried = false): Promise<JobNode> {
     const ids = new Set<string>();
     const root = await this.prepare(flow, 'flow', undefined, ids, captureTraceContext(this.tracing));
     const nodes: NewFlowNode[] = [];
@@ -118,6 +119,12 @@ export class FlowProducer {
     collect(root);
     const outcome = await this.store.addFlow(nodes);
     if (outcome.status === 'duplicate') {
+      // A number the queue gave (custom ids may not be one) that a job holds: the counter went back
+      // (a failover lost draws). The producer drops the numbers it holds; the next draw skips held ones.
+      if (!retried && NUMBERED_ID.test(outcome.id)) {
+        this.queueFor(outcome.queue, 'flow').discardIds();
+        return this.addTree(flow, true);
+      }
       throw new DuplicateJobIdError(fieldOf(root, outcome.queue, outcome.id) ?? 'flow', outcome.queue, outcome.id, 'stored');
     }
     return this.snapshot(root, outcome.createdAt);

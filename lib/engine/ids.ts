@@ -10,6 +10,9 @@ import { ReplyShapeError } from '../store/errors.js';
  */
 export const ID_BASE = 1_000_000_000;
 
+/** The form of the ids a queue gives: a decimal number. Custom jobIds may not take it (validateJobId). */
+export const NUMBERED_ID = /^(?:0|[1-9][0-9]*)$/;
+
 /** The first block a producer draws, and the largest: blocks double from one to the other. */
 const FIRST_BLOCK = 16;
 const LARGEST_BLOCK = 4096;
@@ -71,6 +74,13 @@ export class JobIds {
       this.waiters.push({ resolve, reject, passes: true });
       this.draw();
     });
+  }
+
+  /** Drops the ids in hand (other jobs hold them: the store's counter went back); the next take draws. */
+  discard(): void {
+    this.at = 1;
+    this.end = 0;
+    this.spare = undefined;
   }
 
   private fromBlocks(): string | undefined {

@@ -64,6 +64,11 @@ export class JobPreparer<Data> {
     this.validate = options.validate;
   }
 
+  /** Jobs hold the ids in hand (the store's counter went back): the next are drawn afresh. */
+  discardIds(): void {
+    this.ids.discard();
+  }
+
   /** `traceContext`: the producer span's (captureTraceContext), taken once for a whole bulk: its jobs carry the same one. */
   async prepare(job: BulkJob<Data>, at: string, traceContext: string | undefined): Promise<{ job: NewJob }> {
     assertPlainObject(job, at ? at.slice(0, -1) : 'job');

@@ -2,6 +2,7 @@ import type { Backoff } from './backoff.js';
 import { KEEP_ALL } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { assertKnownKeys, assertPlainObject, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
+import { NUMBERED_ID } from './ids.js';
 
 export { assertKnownKeys, assertPlainObject, checkOptions, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
 
@@ -179,14 +180,11 @@ function backoff(value: unknown, field: string): Backoff | undefined {
   };
 }
 
-/** The form of the ids a queue draws for jobs added without a jobId (lib/engine/ids). */
-const GENERATED_ID = /^(?:0|[1-9][0-9]*)$/;
-
 export function validateJobId(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
     throw new InvalidArgumentError(field, `must be a string of 1 to 256 characters, got ${describe(value)}`);
   }
-  if (GENERATED_ID.test(value)) {
+  if (NUMBERED_ID.test(value)) {
     // lib/engine/ids: the queue numbers the jobs added without a jobId; a custom id of that form could name one of them.
     throw new InvalidArgumentError(field, `is a decimal number (${value}): those are the ids the queue gives jobs added without one`, `give it a prefix, e.g. 'order:${value}'`);
   }

@@ -119,7 +119,11 @@ export class Queue<Data = unknown, Result = unknown> {
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
       outcomes = i === 0 ? reply.jobs : outcomes.concat(reply.jobs);
     }
-    return outcomes.map((outcome, i) => addedJob<Data, Result>(this.name, this.store, outcome, prepared[i]!, jobs[i]!.data));
+    return outcomes.map((outcome, i) => {
+      // Numbered anew by the store: the counter went back (a failover lost draws), so the rest of this producer's block is taken too.
+      if (outcome.created && outcome.id !== prepared[i]!.id) this.discardIds();
+      return addedJob<Data, Result>(this.name, this.store, outcome, prepared[i]!, jobs[i]!.data);
+    });
   }
 
   async getJob(id: string): Promise<Job<Data, Result> | null> {
@@ -335,5 +339,10 @@ export class Queue<Data = unknown, Result = unknown> {
    */
   prepare(job: BulkJob<Data>, at: string, traceContext: string | undefined): Promise<{ job: NewJob }> {
     return this.preparer.prepare(job, at, traceContext);
+  }
+
+  /** @internal Jobs hold the numbers this producer has in hand (the store's counter went back): the next ones are drawn afresh. */
+  discardIds(): void {
+    this.preparer.discardIds();
   }
 }

@@ -29,5 +29,6 @@ export function addedJob<Data, Result>(queue: string, store: Store, outcome: Add
     // The dedup window outlived its job: report the id the window names.
     return new Job<Data, Result>(queue, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, store);
   }
-  return new Job<Data, Result>(queue, recordOf(sent, outcome.createdAt, outcome.runAt, outcome.state), { value: data }, store);
+  // outcome.id: the store may have numbered the job anew (its numbered id was taken, lua/includes/ids).
+  return new Job<Data, Result>(queue, { ...recordOf(sent, outcome.createdAt, outcome.runAt, outcome.state), id: outcome.id }, { value: data }, store);
 }

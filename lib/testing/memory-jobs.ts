@@ -13,7 +13,8 @@ import {
   wake,
   type Ctx,
 } from './memory-moves.js';
-import { toRecord, type MemJob, type Retention } from './memory-state.js';
+import { toRecord, type MemJob, type MemQueue, type Retention } from './memory-state.js';
+import { ID_BASE, NUMBERED_ID } from '../engine/ids.js';
 import { emit, eventText } from './memory-events.js';
 import { metricCompleted, metricFailed, metricReaped } from './memory-metrics.js';
 import { advanceSchedulers } from './memory-schedulers.js';
@@ -55,13 +56,25 @@ function dedupHolder(ctx: Ctx, key: string): string | undefined {
   return held?.id;
 }
 
+/** A numbered id (lib/engine/ids) that another job holds: the counter went back (lua/includes/ids). */
+const taken = (q: MemQueue, id: string): boolean => q.jobs.has(id) && NUMBERED_ID.test(id);
+
+/** lua/includes/ids spool_renumber: past every block drawn around `id`, then the next number no job holds. */
+function renumber(q: MemQueue, id: string): string {
+  q.ids = Math.max(q.ids, Number(id) - ID_BASE + 2 * 4096);
+  let fresh: string;
+  do fresh = String(ID_BASE + ++q.ids);
+  while (q.jobs.has(fresh));
+  return fresh;
+}
+
 /** add.lua: the batch is added whole, or refused whole by maxWaiting / maxWaitingPerGroup. */
-export function addJobs(ctx: Ctx, jobs: readonly MemNewJob[]): AddBatchOutcome {
+export function addJobs(ctx: Ctx, sent: readonly MemNewJob[]): AddBatchOutcome {
   const { q, now } = ctx;
   let newWaiting = 0;
   const perGroup = new Map<string, number>();
-  for (const j of jobs) {
-    if (q.jobs.has(j.id) || (j.dedup && dedupHolder(ctx, j.dedup.key) !== undefined) || j.delay > 0) continue;
+  for (const j of sent) {
+    if ((q.jobs.has(j.id) && !taken(q, j.id)) || (j.dedup && dedupHolder(ctx, j.dedup.key) !== undefined) || j.delay > 0) continue;
     newWaiting += 1;
     if (j.group !== undefined) perGroup.set(j.group, (perGroup.get(j.group) ?? 0) + 1);
   }
@@ -76,7 +89,8 @@ export function addJobs(ctx: Ctx, jobs: readonly MemNewJob[]): AddBatchOutcome {
   const out: AddOutcome[] = [];
   let woken = 0;
   let earliest: { id: string; at: number } | undefined;
-  for (const j of jobs) {
+  for (const given of sent) {
+    const j = taken(q, given.id) ? { ...given, id: renumber(q, given.id) } : given;
     const known = q.jobs.has(j.id) ? j.id : j.dedup ? dedupHolder(ctx, j.dedup.key) : undefined;
     if (known !== undefined) {
       const existing = q.jobs.get(known);

@@ -171,12 +171,17 @@ describe('RedisStore on Redis Cluster', () => {
       await events.ready();
       const queue = new Queue('evq', { store });
       const worker = new Worker('evq', async () => 'ok', { store });
+      // Iterating before the add: an iteration delivers the events from its start on.
+      const reading = (async () => {
+        const seen: string[] = [];
+        for await (const e of events) {
+          seen.push(`${e.event}:${'jobId' in e ? e.jobId : ''}`);
+          if (e.event === 'completed') break;
+        }
+        return seen;
+      })();
       await queue.add('w', {}, { jobId: 'seen' });
-      const seen: string[] = [];
-      for await (const e of events) {
-        seen.push(`${e.event}:${'jobId' in e ? e.jobId : ''}`);
-        if (e.event === 'completed') break;
-      }
+      const seen = await reading;
       await worker.close();
       expect(seen).toEqual(['added:seen', 'active:seen', 'completed:seen']);
     } finally {

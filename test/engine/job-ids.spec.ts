@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Queue } from '../../lib/index.js';
+import { FlowProducer, InvalidArgumentError, Queue } from '../../lib/index.js';
 import { ID_BASE } from '../../lib/engine/ids.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -43,6 +43,61 @@ describe('job ids', () => {
       const counter = Number(await commandOf(stores[0]!).sendCommand(['HGET', keysOf(stores[0]!, 'shared').meta, 'ids']));
       expect(Math.max(...ids.map(Number))).toBeLessThanOrEqual(ID_BASE + counter);
       expect(await a!.verify()).toEqual([]);
+    } finally {
+      await Promise.all(stores.map((s) => s.disconnect()));
+    }
+  });
+
+  it('loses no job when the counter goes back (a failover lost its last draws): taken numbers are skipped or renumbered', async () => {
+    const prefix = uniquePrefix();
+    const stores = await Promise.all([0, 1, 2].map(() => testStore(undefined, prefix)));
+    const counterLost = () => commandOf(stores[0]!).sendCommand(['HDEL', keysOf(stores[0]!, 'lost').meta, 'ids']);
+    try {
+      const [a, b, c] = stores.map((store) => new Queue<string>('lost', { store }));
+      // A draws its first block (1..16) with its first add and has written none of those numbers when the counter is lost.
+      const added = [await a!.add('a', 'a-own', { jobId: 'a:own' })];
+      await counterLost();
+      // B draws the same block from the counter that started over, and writes first.
+      added.push(...(await Promise.all(Array.from({ length: 5 }, (_, i) => b!.add('b', `b${i}`)))));
+      expect(added.slice(1).map((j) => j.id)).toEqual(['1000000001', '1000000002', '1000000003', '1000000004', '1000000005']);
+      // A's adds meet B's jobs: the add numbers them anew (includes/ids), never returning B's.
+      const fromA = await Promise.all(Array.from({ length: 8 }, (_, i) => a!.add('a', `a${i}`)));
+      expect(fromA.filter((j) => Number(j.id) > 1_000_008_000).length).toBeGreaterThan(0);
+      added.push(...fromA);
+      // Lost again: C's first draw finds its block's numbers held and skips past them (reserve-ids).
+      await counterLost();
+      const fromC = await c!.addBulk(Array.from({ length: 3 }, (_, i) => ({ name: 'c', data: `c${i}` })));
+      expect(Number(fromC[0]!.id)).toBeGreaterThan(1_000_000_016);
+      added.push(...fromC);
+      expect(new Set(added.map((j) => j.id)).size).toBe(added.length);
+      // Each add's job is its own, stored under the id it was given.
+      for (const job of added) expect((await a!.getJob(job.id))!.data).toBe(job.data);
+      expect((await a!.getCounts()).waiting).toBe(added.length);
+      expect(await a!.verify()).toEqual([]);
+    } finally {
+      await Promise.all(stores.map((s) => s.disconnect()));
+    }
+  });
+
+  it('adds a flow whose numbers jobs took after the counter went back, under fresh numbers', async () => {
+    const prefix = uniquePrefix();
+    const stores = await Promise.all([0, 1].map(() => testStore(undefined, prefix)));
+    try {
+      const flows = new FlowProducer({ store: stores[0]! });
+      const first = await flows.add({ name: 'parent', queueName: 'tree', data: 'p1', children: [{ name: 'kid', queueName: 'tree', data: 'k1' }] });
+      // The flow producer holds 1..16 and used 1 and 2; the counter is back at 2 (a failover lost the draw's last part).
+      await commandOf(stores[0]!).sendCommand(['HSET', keysOf(stores[0]!, 'tree').meta, 'ids', '2']);
+      // Another producer draws 3..18 and writes the numbers the flow producer would use next.
+      const other = new Queue<string>('tree', { store: stores[1]! });
+      const taken = await other.addBulk(Array.from({ length: 4 }, (_, i) => ({ name: 'other', data: `o${i}` })));
+      expect(taken.map((j) => j.id)).toEqual(['1000000003', '1000000004', '1000000005', '1000000006']);
+      const second = await flows.add({ name: 'parent', queueName: 'tree', data: 'p2', children: [{ name: 'kid', queueName: 'tree', data: 'k2' }] });
+      const ids = [first.job.id, first.children![0]!.job.id, second.job.id, second.children![0]!.job.id, ...taken.map((j) => j.id)];
+      expect(new Set(ids).size).toBe(8);
+      const q = new Queue<string>('tree', { store: stores[0]! });
+      expect((await q.getJob(second.job.id))!.data).toBe('p2');
+      expect((await q.getJob(second.children![0]!.job.id))!.parent).toEqual({ queue: 'tree', id: second.job.id });
+      for (const job of taken) expect((await q.getJob(job.id))!.data).toBe(job.data);
     } finally {
       await Promise.all(stores.map((s) => s.disconnect()));
     }

@@ -1,4 +1,4 @@
-import { UnrecoverableError } from '../../lib/index.js';
+import { Queue, UnrecoverableError } from '../../lib/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { ContractEnv } from './contract.js';
 
@@ -6,17 +6,38 @@ import type { ContractEnv } from './contract.js';
 export function jobCases(env: ContractEnv): void {
   const { queue, worker, state, runOrder } = env;
   describe('ids', () => {
-    it('generates unique sortable ids, keeps a caller id and returns the existing job for it', async () => {
+    it('numbers jobs in order, keeps a caller id and returns the existing job for it', async () => {
       const q = queue('ids');
       const a = await q.add('a', { n: 1 });
       const b = await q.add('b', { n: 2 });
-      expect(a.id).not.toEqual(b.id);
-      expect([a.id, b.id].sort()).toEqual([a.id, b.id]);
+      expect([a.id, b.id]).toEqual(['1000000001', '1000000002']);
       const mine = await q.add('c', { n: 3 }, { jobId: 'order-42' });
       expect(mine).toMatchObject({ id: 'order-42', state: 'waiting', data: { n: 3 } });
       const again = await q.add('c', { n: 4 }, { jobId: 'order-42' });
       expect(again).toMatchObject({ id: 'order-42', data: { n: 3 } });
       expect((await q.getCounts()).waiting).toBe(3);
+    });
+
+    it('gives a job a fresh number when its numbered id is taken (the counter went back), never the other job', async () => {
+      const q = queue('taken');
+      const first = await q.add('a', { n: 1 });
+      await q.add('b', { n: 2 });
+      // What a producer holding a block from before a failover sends: a number another job has by now.
+      const outcome = await env.store().add('taken', [{
+        id: first.id, name: 'c', data: '{"n":3}', opts: '{}', delay: 0, priority: 0, lifo: false, maxAttempts: 1, deadline: 0,
+        removeOnComplete: '1000,86400000', removeOnFail: '10000,2592000000',
+      }]);
+      const added = outcome.status === 'added' ? outcome.jobs[0] : undefined;
+      expect(added).toMatchObject({ created: true, state: 'waiting' });
+      const fresh = added!.id;
+      // Past every block drawn around the taken number.
+      expect(Number(fresh)).toBeGreaterThan(Number(first.id) + 8192);
+      expect((await q.getJob(fresh))!.data).toEqual({ n: 3 });
+      expect((await q.getJob(first.id))!.data).toEqual({ n: 1 });
+      // Draws from now on start past it (a second producer draws its first block).
+      const later = await new Queue('taken', { store: env.store() }).add('d', {});
+      expect(Number(later.id)).toBeGreaterThan(Number(fresh));
+      expect((await q.getCounts()).waiting).toBe(4);
     });
   });
 
