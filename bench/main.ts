@@ -16,7 +16,7 @@ import { RedisProbe } from './measure.js';
 import { BenchRedis } from './redis-server.js';
 import { runProfile } from './profile.js';
 import { printReport } from './report.js';
-import { Results, type Throughput } from './results.js';
+import { FLOOR, Results, type Throughput } from './results.js';
 
 const ROWS = ['add-single', 'add-bulk', 'c1', 'c10', 'c100', 'latency', 'memory', 'groups', 'events'] as const;
 type Row = (typeof ROWS)[number];
@@ -104,6 +104,8 @@ async function main(): Promise<void> {
               break;
             case 'latency':
               results.addLatency(c.name, await c.latency(q, LATENCY_SAMPLES));
+              // The floor, once a repeat, in the same conditions: a bare round trip after the same 5 ms pause.
+              if (c === order[order.length - 1]) results.addLatency(FLOOR, await probe.pingAfterPause(LATENCY_SAMPLES, 5));
               break;
             case 'memory': {
               // Waiting jobs only (no worker): used_memory grown per job, same payloads on every side.

@@ -43,6 +43,23 @@ export class RedisProbe {
     return this.client.sendCommand(args);
   }
 
+  /**
+   * `samples` PING round trips, each after `pauseMs` of quiet: the floor of
+   * an add-to-start latency measured with the same pause (an add travels
+   * producer -> Redis -> worker, two hops as a PING's, plus the work at each
+   * end), ms, sorted.
+   */
+  async pingAfterPause(samples: number, pauseMs: number): Promise<number[]> {
+    const out: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      const t0 = performance.now();
+      await this.client.sendCommand(['PING']);
+      out.push(performance.now() - t0);
+    }
+    return out.sort((a, b) => a - b);
+  }
+
   /** INFO memory used_memory, bytes. */
   async usedMemory(): Promise<number> {
     const info = String(await this.client.sendCommand(['INFO', 'memory']));

@@ -1,4 +1,4 @@
-import { CONTENDERS, type Results } from './results.js';
+import { CONTENDERS, FLOOR, type Results } from './results.js';
 import { fmt, renderTable } from './table.js';
 import { targetTable } from './targets.js';
 
@@ -28,6 +28,12 @@ export function printReport(res: Results): void {
   }
   for (const p of [50, 95, 99]) {
     valueRow(`add-to-start latency p${p}, ms (lower is better)`, CONTENDERS.map((c) => res.latency(c, p)), 2);
+  }
+  const floor = res.latency(FLOOR, 50);
+  if (floor !== undefined) {
+    // The ratio columns: the floor over each contender's p50 (the latency target asks Spool for 0.5 of BullMQ's).
+    const p50 = CONTENDERS.map((c) => res.latency(c, 50));
+    rows.push(['  floor: one PING round trip after the same pause, p50 ms (ratio: vs p50)', fmt(floor, 2), '', '', fmt(ratio(floor, p50[1]), 2), fmt(ratio(floor, p50[2]), 2), '', '', '']);
   }
   valueRow('Redis memory per waiting job, bytes (lower is better)', CONTENDERS.map((c) => res.memory.get(c)), 0);
   for (const retention of ['kept', 'removed']) {

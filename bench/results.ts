@@ -9,6 +9,9 @@ export interface Throughput {
 
 export const CONTENDERS = ['Spool', 'BullMQ', 'bee-queue'] as const;
 
+/** The latency samples of a bare PING after the latency row's pause: the floor of add-to-start (RedisProbe.pingAfterPause). */
+export const FLOOR = 'PING';
+
 /** Everything one bench run measured, keyed `${row}/${contender}`. */
 export class Results {
   private readonly best = new Map<string, Throughput>();
