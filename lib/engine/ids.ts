@@ -18,9 +18,9 @@ const FIRST_BLOCK = 16;
 const LARGEST_BLOCK = 4096;
 
 interface Waiter {
+  /** Its id; a job with its own id (`passes`: it waits only for its turn, inTurn) gets ''. */
   resolve(id: string): void;
   reject(err: unknown): void;
-  /** A job with its own id, waiting only for its turn (inTurn). */
   readonly passes?: true;
 }
 
@@ -67,11 +67,11 @@ export class JobIds {
    * before it have theirs (undefined when none wait), so the adds of one turn
    * still reach the store together and in call order.
    */
-  inTurn(): Promise<string> | undefined {
+  inTurn(): Promise<void> | undefined {
     // Before the first block too: a job without an id in the same turn will wait for it.
     if (this.waiters.length === 0 && this.drawn) return undefined;
-    return new Promise<string>((resolve, reject) => {
-      this.waiters.push({ resolve, reject, passes: true });
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ resolve: () => resolve(), reject, passes: true });
       this.draw();
     });
   }
