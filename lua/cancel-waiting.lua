@@ -15,7 +15,8 @@
 
   Returns one entry per id: 1 cancelled, 2 cancelled and its flow parent's
   notification waits in the outbox (the caller delivers it), 0 not waiting
-  (unknown, or it moved since it was listed: the caller cancels it on its own).
+  (unknown, or it moved since it was listed), or a flow parent with children
+  still pending: the caller cancels it on its own (cancel.lua).
   Events: cancelled (one per job).
 ]]
 --- @include "includes/now"
@@ -50,7 +51,8 @@ local out = {}
 for i = 4, #ARGV do
   local id = ARGV[i]
   local jobKey = Q.jobPrefix .. id
-  if redis.call('HGET', jobKey, 'state') == 'waiting' then
+  -- A flow parent with children still pending is left to cancel.lua, which cancels them too.
+  if redis.call('HGET', jobKey, 'state') == 'waiting' and redis.call('EXISTS', spool_deps(Q, id)) == 0 then
     spool_unplace(Q, jobKey, id, unlist)
     spool_cancelled(Q, jobKey, id, now)
     -- 2: a flow child whose parent has a notification in the outbox (the caller delivers it).

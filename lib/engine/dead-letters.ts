@@ -189,9 +189,18 @@ export class DeadLetters<Data, Result> {
       const outcomes = await Promise.all(batch.map((id) => this.cancelOne(id)));
       count += outcomes.filter((o) => o === 'cancelled' || o === 'cancelling').length;
     };
+    // Waiting jobs in one call per 100 (a listed job alone costs a scan of the list); the rest one by one.
+    const together = this.store.cancelWaiting?.bind(this.store);
+    const applyWaiting = async (batch: readonly string[]): Promise<void> => {
+      if (!together) return apply(batch);
+      const done = await together(this.queue, batch);
+      count += done.filter(Boolean).length;
+      // Not waiting (active, delayed, unknown, or moved since it was listed): on its own.
+      await apply(batch.filter((_, k) => !done[k]));
+    };
     if (Array.isArray(target)) {
       const list = ids(target, 'cancel() ids');
-      for (let i = 0; i < list.length; i += 100) await apply(list.slice(i, i + 100));
+      for (let i = 0; i < list.length; i += 100) await applyWaiting(list.slice(i, i + 100));
       return count;
     }
     const raw = filterOf(target, 'cancel()');
@@ -200,19 +209,8 @@ export class DeadLetters<Data, Result> {
       throw new InvalidArgumentError('cancel() filter.state', `must be 'waiting' or 'delayed', got ${describe(raw.state)}`, 'cancel active jobs by id');
     }
     const name = raw.name === undefined ? undefined : text(raw.name, 'cancel() filter.name', 256);
-    const together = raw.state === 'waiting' ? this.store.cancelWaiting?.bind(this.store) : undefined;
     for await (const batch of this.matching({ state: raw.state }, 'asc', name === undefined ? {} : { name })) {
-      for (let i = 0; i < batch.length; i += 100) {
-        const slice = batch.slice(i, i + 100);
-        if (!together) {
-          await apply(slice);
-          continue;
-        }
-        // Waiting jobs in one call per slice; one that moved meanwhile (started, say) on its own.
-        const done = await together(this.queue, slice);
-        count += done.filter(Boolean).length;
-        await apply(slice.filter((_, k) => !done[k]));
-      }
+      for (let i = 0; i < batch.length; i += 100) await (raw.state === 'waiting' ? applyWaiting : apply)(batch.slice(i, i + 100));
     }
     return count;
   }

@@ -61,5 +61,13 @@ describe('flows: cancelling waiting children in bulk', () => {
     expect(await kids.getCounts()).toMatchObject({ waiting: 12, cancelled: 12 });
     expect(await kids.verify()).toEqual([]);
     expect(await parents.verify()).toEqual([]);
+
+    // The parent that went on waits with a child still pending: a bulk cancel of it (by id or by filter) cancels that child too.
+    const other = going.children![1]!.job.id;
+    expect(await parents.cancel([going.job.id, failing.job.id])).toBe(1);
+    expect(await parents.getJob(going.job.id)).toMatchObject({ state: 'cancelled' });
+    expect(await kids.getJob(other)).toMatchObject({ state: 'cancelled' });
+    expect(await kids.verify()).toEqual([]);
+    expect(await parents.verify()).toEqual([]);
   });
 });
