@@ -17,6 +17,13 @@ export const NUMBERED_ID = /^(?:0|[1-9][0-9]*)$/;
 const FIRST_BLOCK = 16;
 const LARGEST_BLOCK = 4096;
 
+/**
+ * How far past a taken number a store moves the counter before it numbers a
+ * job anew (lua/includes/ids SPOOL_ID_MARGIN): past any block drawn around it,
+ * a producer holding its block and the next.
+ */
+export const RENUMBER_MARGIN = 2 * LARGEST_BLOCK;
+
 interface Waiter {
   /** Its id; a job with its own id (`passes`: it waits only for its turn, inTurn) gets ''. */
   resolve(id: string): void;

@@ -14,7 +14,7 @@ import {
   type Ctx,
 } from './memory-moves.js';
 import { toRecord, type MemJob, type MemQueue, type Retention } from './memory-state.js';
-import { ID_BASE, NUMBERED_ID } from '../engine/ids.js';
+import { ID_BASE, NUMBERED_ID, RENUMBER_MARGIN } from '../engine/ids.js';
 import { emit, eventText } from './memory-events.js';
 import { metricCompleted, metricFailed, metricReaped } from './memory-metrics.js';
 import { advanceSchedulers } from './memory-schedulers.js';
@@ -61,7 +61,7 @@ const taken = (q: MemQueue, id: string): boolean => q.jobs.has(id) && NUMBERED_I
 
 /** lua/includes/ids spool_renumber: past every block drawn around `id`, then the next number no job holds. */
 function renumber(q: MemQueue, id: string): string {
-  q.ids = Math.max(q.ids, Number(id) - ID_BASE + 2 * 4096);
+  q.ids = Math.max(q.ids, Number(id) - ID_BASE + RENUMBER_MARGIN);
   let fresh: string;
   do fresh = String(ID_BASE + ++q.ids);
   while (q.jobs.has(fresh));

@@ -5,12 +5,12 @@
 ]]
 
 local SPOOL_ID_BASE = 1000000000 -- lib/engine/ids.ts ID_BASE
--- Past any block a lost draw could have handed out: a producer holds its block and the next.
+-- Past any block a lost draw could have handed out: a producer holds its block and the next (RENUMBER_MARGIN).
 local SPOOL_ID_MARGIN = 2 * 4096
 
--- Whether `id` has the form of a numbered id (a decimal number: custom ids may not take it).
+-- Whether `id` has the form of a numbered id (a decimal number: custom ids may not take it; NUMBERED_ID).
 local function spool_numbered(id)
-  return string.find(id, '^[1-9]%d*$') ~= nil
+  return id == '0' or string.find(id, '^[1-9]%d*$') ~= nil
 end
 
 -- A fresh numbered id for a job whose id `taken` another job holds: the

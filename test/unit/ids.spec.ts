@@ -1,4 +1,5 @@
-import { ID_BASE, JobIds } from '../../lib/engine/ids.js';
+import { ID_BASE, JobIds, NUMBERED_ID, RENUMBER_MARGIN } from '../../lib/engine/ids.js';
+import { LUA_SOURCES } from '../../lib/store/lua-sources.js';
 import { ReplyShapeError } from '../../lib/store/errors.js';
 
 /**
@@ -94,6 +95,16 @@ describe('JobIds', () => {
   it('keeps string order equal to number order over the first nine billion ids (Redis orders equal scores by member)', () => {
     const sample = [1, 9, 10, 99, 100, 123_456, 8_999_999_999].map(nth);
     expect([...sample].sort()).toEqual(sample);
+  });
+
+  it('agrees with the scripts on the base, the renumbering margin and the form of a numbered id (lua/includes/ids)', () => {
+    const lua = LUA_SOURCES['includes/ids']!;
+    expect(Number(/SPOOL_ID_BASE = (\d+)/.exec(lua)![1])).toBe(ID_BASE);
+    const [, a, b] = /SPOOL_ID_MARGIN = (\d+) \* (\d+)/.exec(lua)!;
+    expect(Number(a) * Number(b)).toBe(RENUMBER_MARGIN);
+    expect(lua).toContain("id == '0' or string.find(id, '^[1-9]%d*$')");
+    for (const id of ['0', '7', '1000000001']) expect(NUMBERED_ID.test(id)).toBe(true);
+    for (const id of ['007', '-1', '1.5', '1e9', 'a1', '']) expect(NUMBERED_ID.test(id)).toBe(false);
   });
 
   it('refuses a counter value that cannot hold the ids it was asked for', async () => {
