@@ -4,9 +4,9 @@
 // at successive points, so each row's increase is the cost of one part; one
 // row runs the same add as a Redis Function (FUNCTION LOAD once, then FCALL),
 // where the include's ~80 local functions are defined at load time instead
-// of on every call; the last adds with an idle worker named for pushes
+// of on every call; the last rows add with an idle worker named for pushes
 // (includes/push): the add also claims its job for that worker and
-// publishes it, the path of the latency row. A measure for the next step,
+// publishes it, the path of the latency row, cut part by part too. A measure for the next step,
 // not a test: CI runs nothing here. Needs valgrind and redis-cli (Debian:
 // valgrind, redis-tools).
 // Usage: npm run bench:lone-add [-- --calls=100]
@@ -23,11 +23,15 @@ const calls = Number(process.argv.find((a) => a.startsWith('--calls='))?.split('
 const dir = mkdtempSync(join(tmpdir(), 'spool-lone-add-'));
 const text = loadScript('add').source;
 
-/** The add script returning at `marker` (the text of the line it stops before). */
-function cutAt(marker) {
+/**
+ * The add script returning at `marker` (the text of the line it stops before)
+ * with `value` (a cut inside the push's claim returns from that function,
+ * and the add goes on as if the claim or the push had ended there).
+ */
+function cutAt(marker, value = '1') {
   const at = text.indexOf(marker);
   if (at < 0) throw new Error(`add.lua no longer has "${marker.trim()}": update the cut points`);
-  return `${text.slice(0, at)}\ndo return 1 end\n${text.slice(at)}`;
+  return `${text.slice(0, at)}\ndo return ${value} end\n${text.slice(at)}`;
 }
 
 /**
@@ -76,6 +80,11 @@ const variants = [
   ['+ the added event', cutAt('\n-- An idle worker that listens for pushes')],
   ['whole add (EVALSHA, as today)', text],
   ['whole add as a Redis Function (FCALL)', null],
+  ["pushing: + taking the worker's name", cutAt('  local jobs = spool_claim(Q, math.min(n, tonumber(slots))', '0'), true],
+  ["  + the claim's gate (meta, rate window)", cutAt('  if count > allowance then', 'out, 0'), true],
+  ["  + the claim's per-call state", cutAt('  local waitMs = 0\n  local budget = count + 100', 'out, 0'), true],
+  ['  + popping and starting the job', cutAt('  spool_unpop(Q, C)', 'out, 0'), true],
+  ['  + the active index and event', cutAt('  spool_claim_put_back(Q, J.skipped)', 'out, 0'), true],
   ['whole add pushing its job to a named idle worker (EVALSHA)', text, true],
 ];
 const keys = ['wait', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'meta', 'hint', 'idle', 'job:', 'log:',
@@ -123,8 +132,8 @@ try {
   let previous = 0;
   for (const [label, script, push] of variants) {
     const ir = await measure(script, push);
-    const step = previous && script !== null && label.startsWith('+') ? `  (+${Math.round(ir - previous).toLocaleString('en-US')})` : '';
-    console.log(`  ${label.padEnd(50)} ${Math.round(ir).toLocaleString('en-US').padStart(9)}${step}`);
+    const step = previous && script !== null && label.trimStart().startsWith('+') ? `  (+${Math.round(ir - previous).toLocaleString('en-US')})` : '';
+    console.log(`  ${label.padEnd(58)} ${Math.round(ir).toLocaleString('en-US').padStart(9)}${step}`);
     previous = ir;
   }
 } finally {
