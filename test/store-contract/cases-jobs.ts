@@ -1,4 +1,5 @@
 import { Queue, UnrecoverableError } from '../../lib/index.js';
+import { RENUMBER_MARGIN } from '../../lib/engine/ids.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { ContractEnv } from './contract.js';
 
@@ -31,7 +32,7 @@ export function jobCases(env: ContractEnv): void {
       expect(added).toMatchObject({ created: true, state: 'waiting' });
       const fresh = added!.id;
       // Past every block drawn around the taken number.
-      expect(Number(fresh)).toBeGreaterThan(Number(first.id) + 8192);
+      expect(Number(fresh)).toBeGreaterThan(Number(first.id) + RENUMBER_MARGIN);
       expect((await q.getJob(fresh))!.data).toEqual({ n: 3 });
       expect((await q.getJob(first.id))!.data).toEqual({ n: 1 });
       // Draws from now on start past it (a second producer draws its first block).
