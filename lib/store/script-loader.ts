@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SpoolError } from '../common/errors.js';
+import { includePieces, shake, type LuaPiece } from './lua-shake.js';
 import { LUA_SOURCES } from './lua-sources.js';
 
 /**
@@ -57,18 +58,21 @@ export class ScriptIncludeError extends SpoolError {
  * Loads `lua/<name>.lua` and resolves `--- @include "includes/x"` lines
  * (paths relative to `lua/`, no extension). An include used twice in one
  * script is inlined once; a missing or circular include is reported with the
- * chain that led to it.
+ * chain that led to it. Definitions of includes the script never reaches are
+ * left out (lua-shake.ts); an include loaded on its own keeps all of them.
  */
 export function loadScript(name: string, files: LuaFiles = LUA_SOURCES): LoadedScript {
   const included = new Set<string>();
-  const resolved = resolve(name, [], included, files);
+  const fragment = name.startsWith('includes/');
+  const pieces = resolve(name, [], included, files);
+  const resolved = fragment ? pieces.map((piece) => piece.text).join('\n') : shake(pieces);
   // An include loaded on its own (tests build scripts around it) stays a fragment.
-  const announces = !name.startsWith('includes/') && included.has(ANNOUNCE);
+  const announces = !fragment && included.has(ANNOUNCE);
   const source = announces ? withNotes(resolved) : resolved;
   return { name, source, sha: createHash('sha1').update(source).digest('hex'), announces };
 }
 
-function resolve(path: string, chain: readonly string[], included: Set<string>, files: LuaFiles): string {
+function resolve(path: string, chain: readonly string[], included: Set<string>, files: LuaFiles): LuaPiece[] {
   const here = [...chain, path];
   if (chain.includes(path)) {
     throw new ScriptIncludeError(`circular include of "${path}"`, here);
@@ -77,19 +81,33 @@ function resolve(path: string, chain: readonly string[], included: Set<string>, 
   if (text === undefined) {
     throw new ScriptIncludeError(`missing Lua file "${path}.lua"`, here);
   }
-  return text
-    .split('\n')
-    .map((line) => {
-      const match = INCLUDE.exec(line);
-      if (!match) return line;
-      const target = match[1]!;
-      if (chain.includes(target) || target === path) {
-        throw new ScriptIncludeError(`circular include of "${target}"`, [...here, target]);
-      }
-      if (included.has(target)) return `-- (${target} already included)`;
-      const body = resolve(target, here, included, files);
-      included.add(target);
-      return body;
-    })
-    .join('\n');
+  // The script's own lines are kept whole; an include's are split into definitions.
+  const isInclude = chain.length > 0;
+  const pieces: LuaPiece[] = [];
+  let own: string[] = [];
+  const flush = () => {
+    if (own.length === 0) return;
+    pieces.push(...(isInclude ? includePieces(path, own) : [{ text: own.join('\n') }]));
+    own = [];
+  };
+  for (const line of text.split('\n')) {
+    const match = INCLUDE.exec(line);
+    if (!match) {
+      own.push(line);
+      continue;
+    }
+    const target = match[1]!;
+    if (chain.includes(target) || target === path) {
+      throw new ScriptIncludeError(`circular include of "${target}"`, [...here, target]);
+    }
+    if (included.has(target)) {
+      own.push(`-- (${target} already included)`);
+      continue;
+    }
+    flush();
+    pieces.push(...resolve(target, here, included, files));
+    included.add(target);
+  }
+  flush();
+  return pieces;
 }

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LUA_SOURCES } from '../../lib/store/lua-sources.js';
 import { loadScript, ScriptIncludeError } from '../../lib/store/script-loader.js';
+import { LuaLayoutError } from '../../lib/store/lua-shake.js';
 import { QUEUE_KEYS } from '../../lib/store/keys.js';
 import { claimArgs, completeArgs } from '../../lib/store/script-args.js';
 import { SCRIPTS, type ScriptDescriptor } from '../../lib/store/scripts.js';
@@ -146,12 +147,57 @@ describe('script loader', () => {
 
   it('inlines an include used twice only once', () => {
     const files = fixture({
-      main: '--- @include "includes/a"\n--- @include "includes/b"\nreturn 1\n',
-      'includes/a': '--- @include "includes/b"\nlocal function a() end\n',
+      main: '--- @include "includes/a"\n--- @include "includes/b"\nreturn a()\n',
+      'includes/a': '--- @include "includes/b"\nlocal function a()\n  return b()\nend\n',
       'includes/b': 'local function b() end\n',
     });
     const { source } = loadScript('main', files);
     expect(source.match(/local function b/g)).toHaveLength(1);
     expect(source.indexOf('function b')).toBeLessThan(source.indexOf('function a'));
+  });
+  it('leaves out the definitions of includes that the script never reaches', () => {
+    const files = fixture({
+      main: '--- @include "includes/a"\nreturn used()\n',
+      'includes/a': [
+        '--[[ a: helpers ]]',
+        "local LIMIT, SPARE = 10, 'x'",
+        'local UNUSED = 3',
+        '-- why used exists',
+        'local function used()',
+        '  return helper() + LIMIT',
+        'end',
+        'local function helper()',
+        '  return 1 -- never unused()',
+        'end',
+        '-- unused() is mentioned here, in a full-line comment',
+        'local function unused()',
+        '  return UNUSED',
+        'end',
+        '',
+      ].join('\n'),
+    });
+    const { source } = loadScript('main', files);
+    expect(source).toContain('local function used()');
+    expect(source).toContain('-- why used exists');
+    expect(source).toContain("local LIMIT, SPARE = 10, 'x'");
+    expect(source).toContain('--[[ a: helpers ]]');
+    // Named by used (defined later in the file: a kept name keeps it wherever it sits).
+    expect(source).toContain('local function helper()');
+    // Named only in a trailing comment of kept code: kept (a mention never drops a definition).
+    expect(source).toContain('local function unused()');
+    expect(source).toContain('local UNUSED = 3');
+    const strict = loadScript('main', { ...files, 'includes/a': files['includes/a']!.replace(' -- never unused()', '') });
+    expect(strict.source).not.toContain('unused');
+    expect(strict.source).not.toContain('UNUSED');
+    // An include loaded on its own keeps everything.
+    expect(loadScript('includes/a', files).source).toContain('local function unused()');
+  });
+
+  it('refuses an include whose top level it cannot split', () => {
+    const unterminated = fixture({ main: '--- @include "includes/a"\nreturn f()\n', 'includes/a': 'local function f()\n  return 1\n  end\n' });
+    expect(() => loadScript('main', unterminated)).toThrow(LuaLayoutError);
+    expect(() => loadScript('main', unterminated)).toThrow(/lua\/includes\/a.lua line 1: the function f has no column-0 "end"/);
+    const multiline = fixture({ main: '--- @include "includes/a"\nreturn T\n', 'includes/a': 'local T = {\n  1,\n}\n' });
+    expect(() => loadScript('main', multiline)).toThrow(/line 1: a top-level constant must fit on one line/);
   });
 });
