@@ -6,7 +6,9 @@
 // where the include's ~80 local functions are defined at load time instead
 // of on every call; the last rows add with an idle worker named for pushes
 // (includes/push): the add also claims its job for that worker and
-// publishes it, the path of the latency row, cut part by part too. A measure for the next step,
+// publishes it, the path of the latency row: as the one-job push (the job
+// written already started) and through the claim (the way a job goes when
+// another waits ahead of it), cut part by part. A measure for the next step,
 // not a test: CI runs nothing here. Needs valgrind and redis-cli (Debian:
 // valgrind, redis-tools).
 // Usage: npm run bench:lone-add [-- --calls=100]
@@ -28,11 +30,16 @@ const text = loadScript('add').source;
  * with `value` (a cut inside the push's claim returns from that function,
  * and the add goes on as if the claim or the push had ended there).
  */
-function cutAt(marker, value = '1') {
-  const at = text.indexOf(marker);
+function cutAt(marker, value = '1', source = text) {
+  const at = source.indexOf(marker);
   if (at < 0) throw new Error(`add.lua no longer has "${marker.trim()}": update the cut points`);
-  return `${text.slice(0, at)}\ndo return ${value} end\n${text.slice(at)}`;
+  return `${source.slice(0, at)}\ndo return ${value} end\n${source.slice(at)}`;
 }
+
+/** The add with the one-job push turned off: its job goes through the claim, as when a job waits ahead of it. */
+const DIRECT = 'directOk = n == 1 and';
+if (!text.includes(DIRECT)) throw new Error('add.lua no longer decides the one-job push as expected: update the bench');
+const viaClaim = text.replace(DIRECT, 'directOk = false and');
 
 /**
  * The add script as a Redis Function library: the includes at the library's
@@ -72,7 +79,7 @@ end)
 
 const variants = [
   ['EVALSHA of `return 1` (same keys and arguments)', 'return 1'],
-  ['+ defining the includes (~80 local functions)', cutAt('\nlocal Q = spool_queue()')],
+  ["+ defining the includes' local functions", cutAt('\nlocal Q = spool_queue()')],
   ['+ setup (queue keys, TIME, n)', cutAt('\nlocal info = {}')],
   ['+ pass 1 (decode, exists, backpressure)', cutAt('\n-- Sequence numbers for the waiting jobs')],
   ['+ pass 2 (the job hash)', cutAt('\n-- Indexes and counters, once per call.')],
@@ -80,12 +87,13 @@ const variants = [
   ['+ the added event', cutAt('\n-- An idle worker that listens for pushes')],
   ['whole add (EVALSHA, as today)', text],
   ['whole add as a Redis Function (FCALL)', null],
-  ["pushing: + taking the worker's name", cutAt('  local jobs = spool_claim(Q, math.min(n, tonumber(slots))', '0'), true],
-  ["  + the claim's gate (meta, rate window)", cutAt('  if count > allowance then', 'out, 0'), true],
-  ["  + the claim's per-call state", cutAt('  local waitMs = 0\n  local budget = count + 100', 'out, 0'), true],
-  ['  + popping and starting the job', cutAt('  spool_unpop(Q, C)', 'out, 0'), true],
-  ['  + the active index and event', cutAt('  spool_claim_put_back(Q, J.skipped)', 'out, 0'), true],
-  ['whole add pushing its job to a named idle worker (EVALSHA)', text, true],
+  ['whole add pushing its job to a named idle worker (the one-job push)', text, true],
+  ["through the claim: + taking the worker's name", cutAt('  local jobs = spool_claim(Q, math.min(n, tonumber(slots))', '0', viaClaim), true],
+  ["  + the claim's gate (meta, rate window)", cutAt('  if count > allowance then', 'out, 0', viaClaim), true],
+  ["  + the claim's per-call state", cutAt('  local waitMs = 0\n  local budget = count + 100', 'out, 0', viaClaim), true],
+  ['  + popping and starting the job', cutAt('  spool_unpop(Q, C)', 'out, 0', viaClaim), true],
+  ['  + the active index and event', cutAt('  spool_claim_put_back(Q, J.skipped)', 'out, 0', viaClaim), true],
+  ['whole add pushing its job through the claim (EVALSHA)', viaClaim, true],
 ];
 const keys = ['wait', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'meta', 'hint', 'idle', 'job:', 'log:',
   'ring', 'groups', 'glimited', 'group:', 'paused-names', 'parked:'].map((k) => `{bench:lone}:${k}`);
