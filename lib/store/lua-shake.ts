@@ -1,3 +1,5 @@
+import { SpoolError } from '../common/errors.js';
+
 /**
  * Drops the definitions of included Lua files that a script never reaches.
  *
@@ -25,10 +27,9 @@ export interface LuaPiece {
 }
 
 /** An include breaks the top-level layout the shaker relies on. */
-export class LuaLayoutError extends Error {
+export class LuaLayoutError extends SpoolError {
   constructor(file: string, line: number, message: string) {
     super(`lua/${file}.lua line ${line}: ${message}`);
-    this.name = 'LuaLayoutError';
   }
 }
 
@@ -72,7 +73,7 @@ export function includePieces(file: string, lines: readonly string[]): LuaPiece[
     flush();
     const body = [...comments, line];
     comments = [];
-    if (fn && /\bend\s*$/.test(line)) {
+    if (fn && /^[^-]*\bend\s*$/.test(line)) {
       pieces.push({ text: body.join('\n'), defines: [fn[1]!] }); // a one-line function
     } else if (fn) {
       let end = i + 1;

@@ -115,6 +115,17 @@ describe('Lua scripts and their descriptors', () => {
     const definitions = [...script.source.matchAll(/^local function (\w+)/gm)].map((m) => m[1]);
     expect(new Set(definitions).size).toBe(definitions.length);
   });
+
+  it.each(descriptors)('%s defines every spool_ function and SPOOL_ constant it names (none left out by the shaker)', (_name, descriptor) => {
+    const { source } = loadScript(descriptor.file);
+    const code = source.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--.*$/gm, '').replace(/'[^'\n]*'/g, "''");
+    const defined = new Set([
+      ...[...code.matchAll(/^\s*local function (\w+)/gm)].map((m) => m[1]!),
+      ...[...code.matchAll(/^\s*local ([\w, ]+?)\s*=/gm)].flatMap((m) => m[1]!.split(',').map((name) => name.trim())),
+    ]);
+    const named = new Set([...code.matchAll(/\b(?:spool|SPOOL)_\w+/g)].map((m) => m[0]));
+    expect([...named].filter((name) => !defined.has(name))).toEqual([]);
+  });
 });
 
 describe('script loader', () => {
