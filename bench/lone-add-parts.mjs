@@ -11,12 +11,15 @@
 // another waits ahead of it), cut part by part. A measure for the next step,
 // not a test: CI runs nothing here. Needs valgrind and redis-cli (Debian:
 // valgrind, redis-tools).
-// Usage: npm run bench:lone-add [-- --calls=100]
+// Then the same calls timed after 5 ms of quiet (round trip and SLOWLOG).
+// Usage: npm run bench:lone-add [-- --calls=100] [-- --timed-only]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { createClient } from 'redis';
 import { BenchRedis } from '../dist-bench/bench/redis-server.js';
 import { loadScript } from '../dist-bench/lib/store/script-loader.js';
 
@@ -77,6 +80,34 @@ end)
 `;
 }
 
+/**
+ * What a leased, evented start cannot do without, as one script with no Lua
+ * logic around it: the clock, the id check, the gates and counters, taking
+ * the worker's name, the lease counter, the job written started, the lease's
+ * expiry, the added and active events, the message. The floor of the
+ * one-job push under Spool's guarantees (same keys and arguments).
+ */
+const bareStart = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local id = ARGV[5]
+local jobKey = KEYS[10] .. id
+if redis.call('EXISTS', jobKey) == 1 then return 0 end
+local m = redis.call('HMGET', KEYS[7], 'mw', 'paused', 'rl', 'lu', 'ev')
+local seq = redis.call('HINCRBY', KEYS[7], 'seq', 1)
+local named = redis.call('GET', KEYS[9] .. ':push')
+redis.call('DEL', KEYS[9] .. ':push')
+local token = 'w1:' .. redis.call('HINCRBY', KEYS[7], 'lc', 1) .. '.'
+redis.call('HSET', jobKey, 'name', ARGV[6], 'data', ARGV[7], 'createdAt', now, 'state', 'active', 'ws', 4294967296 + seq,
+  'attempt', '1', 'token', token, 'startedAt', now)
+redis.call('ZADD', KEYS[3], now + 30000, id)
+local ev = string.sub(KEYS[7], 1, -5) .. 'events'
+redis.call('XADD', ev, 'MAXLEN', '~', 10000, '*', 'event', 'added', 'jobId', id, 'name', ARGV[6], 'state', 'waiting')
+redis.call('XADD', ev, 'MAXLEN', '~', 10000, '*', 'event', 'active', 'jobId', id, 'attempt', '1')
+redis.call('PUBLISH', ARGV[1] .. ':push:w1', cjson.encode({ { 'name', ARGV[6], 'data', ARGV[7], 'id', id, 'token', token } }))
+return { now, 0 }
+`;
+
 const variants = [
   ['EVALSHA of `return 1` (same keys and arguments)', 'return 1'],
   ["+ defining the includes' local functions", cutAt('\nlocal Q = spool_queue()')],
@@ -87,7 +118,12 @@ const variants = [
   ['+ the added event', cutAt('\n-- An idle worker that listens for pushes')],
   ['whole add (EVALSHA, as today)', text],
   ['whole add as a Redis Function (FCALL)', null],
+  ['one-job push: pass 1 and setup, as above, then', cutAt('\n-- Sequence numbers for the waiting jobs'), true],
+  ['  + pass 2 (gates, the name, the job hash written started)', cutAt('\n-- Indexes and counters, once per call.'), true],
+  ['  + indexes and counters', cutAt("\nspool_events(Q, 'added'"), true],
+  ['  + the added event', cutAt('\n-- An idle worker that listens for pushes'), true],
   ['whole add pushing its job to a named idle worker (the one-job push)', text, true],
+  ['the same reads and writes as one bare script (no logic around them)', bareStart, true],
   ["through the claim: + taking the worker's name", cutAt('  local jobs = spool_claim(Q, math.min(n, tonumber(slots))', '0', viaClaim), true],
   ["  + the claim's gate (meta, rate window)", cutAt('  if count > allowance then', 'out, 0', viaClaim), true],
   ["  + the claim's per-call state", cutAt('  local waitMs = 0\n  local budget = count + 100', 'out, 0', viaClaim), true],
@@ -135,8 +171,61 @@ async function measure(script, push = false) {
   return Number(line[1].replace(/,/g, '')) / calls;
 }
 
+/**
+ * The same calls timed, as the latency row meets them: each after 5 ms of
+ * quiet (the worker's name set before the pause), the variants interleaved
+ * so they share the machine's drift; p50 of the round trip from a node-redis
+ * client and of the server's own time (SLOWLOG, threshold 0).
+ */
+async function timed(samples = 300) {
+  const redis = await BenchRedis.start();
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  const rows = [
+    ['PING', null],
+    ['the bare start (its reads and writes, no logic)', bareStart],
+    ['the add, one-job push', text],
+    ['the add, push through the claim', viaClaim],
+  ];
+  const shas = await Promise.all(rows.map(([, script]) => (script ? client.scriptLoad(script) : null)));
+  const trips = rows.map(() => []);
+  const server = rows.map(() => []);
+  await client.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);
+  let id = 0;
+  try {
+    for (let i = 0; i < samples + 20; i++) {
+      for (let r = 0; r < rows.length; r++) {
+        await client.sendCommand(['SET', '{bench:lone}:idle:push', 'w1|30000|1', 'PX', '30000']);
+        await client.sendCommand(['DEL', '{bench:lone}:active', '{bench:lone}:events']);
+        await client.sendCommand(['SLOWLOG', 'RESET']);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const t0 = performance.now();
+        if (shas[r] === null) await client.sendCommand(['PING']);
+        else await client.sendCommand(['EVALSHA', shas[r], '17', ...keys, '{bench:lone}:sched', '{bench:lone}:owls', 'lone', '1', `job${id++}`, 'noop', '{"i":1,"g":0}', '{}', '']);
+        const trip = performance.now() - t0;
+        const log = await client.sendCommand(['SLOWLOG', 'GET', '10']);
+        const entry = log.find((e) => String(e[3][0]).toUpperCase() === (shas[r] === null ? 'PING' : 'EVALSHA'));
+        if (i >= 20) {
+          trips[r].push(trip);
+          server[r].push(Number(entry?.[2] ?? NaN));
+        }
+      }
+    }
+  } finally {
+    await client.quit();
+    await redis.stop();
+  }
+  const p50 = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(`the same calls timed, each after 5 ms of quiet, ${samples} samples, p50 (round trip from node-redis; server time, SLOWLOG):`);
+  rows.forEach(([label], r) => console.log(`  ${label.padEnd(58)} ${p50(trips[r]).toFixed(3)} ms  ${String(p50(server[r])).padStart(4)} us`));
+}
+
 console.log(`redis-server instructions per add call carrying one job (callgrind Ir, ${calls} calls each); node ${process.version}`);
 try {
+  if (process.argv.includes('--timed-only')) {
+    await timed();
+    process.exit(0);
+  }
   let previous = 0;
   for (const [label, script, push] of variants) {
     const ir = await measure(script, push);
@@ -144,6 +233,7 @@ try {
     console.log(`  ${label.padEnd(58)} ${Math.round(ir).toLocaleString('en-US').padStart(9)}${step}`);
     previous = ir;
   }
+  await timed();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
