@@ -40,6 +40,23 @@ function otel(): Api | null {
 const TRACER = 'spool';
 const SYSTEM = 'spool';
 
+/** The provider the API falls back to without an SDK: a fresh proxy's delegate is that one module-wide no-op. */
+let noopProvider: OtelApi.TracerProvider | undefined;
+
+/**
+ * No SDK registered a tracer provider with this copy of the API: every span
+ * it made would be inert (see inert), so none is made. Read on every call
+ * (an SDK may start or stop at any time), and cheap: the spans it saves
+ * cost an add about 25-35 us of node time after an idle pause (the calls
+ * run cold). A provider registered through another copy of the API is not
+ * recognised here, and goes the whole way.
+ */
+function noTracerSdk(api: Api): boolean {
+  noopProvider ??= new api.ProxyTracerProvider().getDelegate();
+  const global = api.trace.getTracerProvider();
+  return global instanceof api.ProxyTracerProvider && global.getDelegate() === noopProvider;
+}
+
 /** The job fields a consumer span describes. */
 export interface TracedJob {
   readonly id: string;
@@ -66,7 +83,7 @@ export async function inProducerSpan<T>(queue: string, count: number, send: () =
   if (!traced) return send();
   if (loaded === undefined) await load();
   const api = otel();
-  if (!api) return send();
+  if (!api || noTracerSdk(api)) return send();
   const attributes: OtelApi.Attributes = {
     'messaging.system': SYSTEM,
     'messaging.destination.name': queue,
@@ -103,7 +120,8 @@ export function inConsumerSpan<T>(queue: string, job: TracedJob, run: () => Prom
   if (!traced) return run();
   if (loaded === undefined) return load().then(() => inConsumerSpan(queue, job, run));
   const api = otel();
-  if (!api) return run();
+  // Without an SDK and with no context carried, the span would be inert and the handler run as is.
+  if (!api || (!job.traceContext && noTracerSdk(api))) return run();
   const parent = job.traceContext ? api.propagation.extract(api.ROOT_CONTEXT, parseCarrier(job.traceContext)) : api.context.active();
   const attributes: OtelApi.Attributes = {
     'messaging.system': SYSTEM,
