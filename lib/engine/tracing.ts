@@ -47,7 +47,7 @@ let noopProvider: OtelApi.TracerProvider | undefined;
  * No SDK registered a tracer provider with this copy of the API: every span
  * it made would be inert (see inert), so none is made. Read on every call
  * (an SDK may start or stop at any time), and cheap: the spans it saves
- * cost an add about 25-35 us of node time after an idle pause (the calls
+ * cost an add about 10-25 us of node time after an idle pause (the calls
  * run cold). A provider registered through another copy of the API is not
  * recognised here, and goes the whole way.
  */
