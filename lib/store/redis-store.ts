@@ -11,7 +11,10 @@ import type {
   CancelOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, Failure, FailOutcome, Fetch, GroupLimits, GroupState,
   JobCounts, JobRecord, JobState, Lease, NewJob, PromoteOutcome, QueueLimits, ReapOutcome, ReleaseOutcome, Store,
 } from './store.js';
-import { verifyQueue } from './verify.js';
+import { verifyQueue, verifyWatchedKeys } from './verify.js';
+import { openDuplicate, readQuietly } from './quiet-read.js';
+import { ClusterClient } from './cluster-client.js';
+import { mappingUnavailable } from './redis-client.js';
 import { ReplyShapeError } from './errors.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import type { Completion, CompleteManyOutcome, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
@@ -195,7 +198,14 @@ export class RedisStore extends RedisStoreBase implements Store {
   }
 
   async verify(queue: string): Promise<string[]> {
-    return verifyQueue(this.call('verify'), this.keysOf(queue));
+    const keys = this.keysOf(queue);
+    const command = this.command('verify');
+    // WATCH and MULTI go to the master of the queue's slot: on a cluster, a duplicate of that node's client.
+    const open = async () => {
+      const base = command instanceof ClusterClient ? await command.clientFor(keys.meta) : command;
+      return mappingUnavailable(await openDuplicate(base, 'verify'), 'verify');
+    };
+    return readQuietly(open, verifyWatchedKeys(keys), (client) => verifyQueue(client, keys));
   }
 
   /**

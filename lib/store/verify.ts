@@ -7,6 +7,17 @@ import { verifySchedulers } from './verify-schedulers.js';
 import { verifyDeadIndexes } from './verify-dead.js';
 
 /**
+ * The keys that change with every job move verify() could see half done
+ * (a state index, the fifo lane, meta's counters, groups, flow bookkeeping,
+ * schedulers): readQuietly() watches them, so a verify() of a live queue is
+ * taken again when a worker moved a job under it.
+ */
+export function verifyWatchedKeys(keys: QueueKeys): string[] {
+  const indexes = JOB_STATES.map((state) => indexKey(keys, state));
+  return [...indexes, keys.fifo, keys.meta, keys.groups, keys.ring, keys.outbox, keys.flowIntents, keys.schedulers];
+}
+
+/**
  * Consistency check of one queue (DESIGN invariant 1): every job id is in
  * exactly one state index (waiting jobs sit in `wait` or the `fifo` list, in a group's set or
  * parked under a paused name), the index matches the state in its hash, every
@@ -17,7 +28,8 @@ import { verifyDeadIndexes } from './verify-dead.js';
  * an unfinished flow add, children bookkeeping belongs to an existing job, and
  * the outbox holds no undelivered parent notification.
  * It reads the whole queue (SCAN included): a diagnostic for tests and
- * operators, never a hot path.
+ * operators, never a hot path. Its reads are many commands: the store runs
+ * it through readQuietly() so that a job moved meanwhile is not reported.
  */
 export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Promise<string[]> {
   const problems: string[] = [];

@@ -1,0 +1,52 @@
+import { RedisUnavailableError } from './errors.js';
+import type { RedisClientLike } from './redis-client.js';
+
+/** How many times a read is taken again when the queue changed under it, before the last one is returned as it is. */
+const ATTEMPTS = 8;
+
+/**
+ * Runs a read of many commands (verify() reads indexes, then hashes, then
+ * counters) as one snapshot of a live queue. Between two of its commands a
+ * worker may promote or claim a job, and the read would then see the job's
+ * hash in one state and the counters in the next: a problem that is not one.
+ * So the read runs on a connection of its own that first WATCHes the keys
+ * every job move writes, and ends with an empty MULTI/EXEC, which Redis
+ * answers with nil when one of them was written meanwhile; the read is then
+ * taken again (after a short pause that lets a burst pass), up to ATTEMPTS
+ * times. A queue that never stays still that long gets the last read, as a
+ * read without the check would.
+ * The connection is its own because WATCH and MULTI belong to a connection:
+ * on the shared one, a script of another caller would run inside the MULTI.
+ */
+export async function readQuietly<T>(
+  open: () => Promise<RedisClientLike>,
+  watched: readonly string[],
+  read: (client: RedisClientLike) => Promise<T>,
+): Promise<T> {
+  const client = await open();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      await client.sendCommand(['WATCH', ...watched]);
+      const result = await read(client);
+      await client.sendCommand(['MULTI']);
+      if ((await client.sendCommand(['EXEC'])) !== null || attempt === ATTEMPTS) return result;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
+    }
+  } finally {
+    await client.close().catch(() => client.destroy());
+  }
+}
+
+/**
+ * A connected duplicate of `base` for readQuietly(), failing fast with
+ * RedisUnavailableError when `base` is not connected (a duplicate would wait
+ * for Redis for ever: Spool's clients reconnect without end).
+ */
+export async function openDuplicate(base: RedisClientLike, what: string): Promise<RedisClientLike> {
+  if (!base.isReady) throw new RedisUnavailableError(what, new Error('the command connection is not ready'));
+  const client = base.duplicate();
+  // Errors of this short-lived connection surface through its commands; unheard, node-redis would throw them.
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}

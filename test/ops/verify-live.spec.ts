@@ -1,0 +1,87 @@
+import { Queue, type RedisStore } from '../../lib/index.js';
+import type { RedisClientLike } from '../../lib/store/redis-client.js';
+import { openDuplicate, readQuietly } from '../../lib/store/quiet-read.js';
+import { verifyQueue, verifyWatchedKeys } from '../../lib/store/verify.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { testStore } from '../helpers/store.js';
+
+/**
+ * verify() reads a queue in many commands; a worker that moves a job between
+ * two of them must not turn into a reported problem (CI saw "meta n:send says
+ * 1 waiting, the indexes hold 0" when a retried job was promoted mid-read).
+ * A client that claims a job just before verify reads meta puts the move
+ * exactly there.
+ */
+describe('verify() of a live queue', () => {
+  let store: RedisStore;
+  let queue: Queue;
+
+  beforeEach(async () => {
+    store = await testStore();
+    queue = new Queue('live', { store });
+  });
+  afterEach(async () => {
+    await store.disconnect();
+  });
+
+  /** `client`, but the first `times` reads of meta are preceded by `move()`. */
+  function movingBeforeMeta(client: RedisClientLike, times: number, move: () => Promise<unknown>): RedisClientLike {
+    const meta = keysOf(store, 'live').meta;
+    let left = times;
+    return new Proxy(client, {
+      get(target, property, receiver) {
+        if (property !== 'sendCommand') return Reflect.get(target, property, receiver) as unknown;
+        return async (args: readonly string[]) => {
+          if (left > 0 && args[0] === 'HGETALL' && args[1] === meta) (left -= 1, await move());
+          return target.sendCommand(args);
+        };
+      },
+    });
+  }
+
+  const claimOne = () => store.claim('live', { count: 1, workerId: 'w', lockMs: 30_000 });
+  const open = () => openDuplicate(commandOf(store), 'verify');
+
+  it('a move between its reads is not reported: the read is taken again', async () => {
+    await queue.addBulk(Array.from({ length: 3 }, () => ({ name: 'send', data: {} })));
+    const keys = keysOf(store, 'live');
+
+    // The move alone, without the watch, is seen half done.
+    const unwatched = await open();
+    try {
+      expect(await verifyQueue(movingBeforeMeta(unwatched, 1, claimOne), keys)).toEqual(['meta n:send says 2 waiting, the indexes hold 3']);
+    } finally {
+      await unwatched.close();
+    }
+
+    let reads = 0;
+    const problems = await readQuietly(open, verifyWatchedKeys(keys), (client) => {
+      reads += 1;
+      return verifyQueue(movingBeforeMeta(client, reads === 1 ? 1 : 0, claimOne), keys);
+    });
+    expect(reads).toBe(2);
+    expect(problems).toEqual([]);
+    expect(await queue.verify()).toEqual([]);
+    expect((await queue.getCounts()).active).toBe(2);
+  });
+
+  it('a queue that keeps moving gets its last read after a bounded number of tries', async () => {
+    await queue.addBulk(Array.from({ length: 20 }, () => ({ name: 'send', data: {} })));
+    const keys = keysOf(store, 'live');
+    let reads = 0;
+    const problems = await readQuietly(open, verifyWatchedKeys(keys), (client) => {
+      reads += 1;
+      return verifyQueue(movingBeforeMeta(client, 1, claimOne), keys);
+    });
+    expect(reads).toBe(8);
+    expect(problems).toEqual(['meta n:send says 12 waiting, the indexes hold 13']);
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('fails fast with RedisUnavailableError when the store is not connected', async () => {
+    const other = await testStore();
+    const command = commandOf(other);
+    await other.disconnect();
+    await expect(openDuplicate(command, 'verify')).rejects.toThrow(/verify: Redis is unreachable/);
+  });
+});
