@@ -34,7 +34,10 @@ export class Upkeep<Data, Result> {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Unsubscribe[] = [];
   private offReconnect: (() => void) | undefined;
+  private offDrop: (() => void) | undefined;
   private offPushes: Unsubscribe | undefined;
+  /** The subscriber connection is down (NotifyAdapter.onDrop): a push would be lost, so the worker is not named. */
+  private deaf = false;
 
   constructor(private readonly u: UpkeepOptions<Data, Result>) {
     const { queue, options: o, slots, report } = u;
@@ -67,7 +70,7 @@ export class Upkeep<Data, Result> {
 
   /** The worker hears pushes (Store.onPushed): its claims that run dry may name it to the next add. */
   get pushable(): boolean {
-    return this.offPushes !== undefined;
+    return this.offPushes !== undefined && !this.deaf;
   }
 
   /** Subscribes before the first claim, so no wake-up (or push) falls between the two. */
@@ -78,8 +81,10 @@ export class Upkeep<Data, Result> {
     this.unsubscribe.push(await notify.onOwnershipLost((m) => this.onOwnershipLost(m)));
     // Pushed jobs are leased to this worker already: taken even while closing (the worker hands them back).
     this.offPushes = await store.onPushed?.(this.u.queue, this.u.workerId, (jobs) => this.u.claimer.pushed(jobs));
+    this.offDrop = notify.onDrop?.(() => this.onDrop());
     this.offReconnect = notify.onReconnect(() => {
       // Messages sent while the subscription was down are lost: look for work ourselves.
+      this.deaf = false;
       this.promoter.arm(0);
       this.u.claimer.look();
     });
@@ -129,7 +134,22 @@ export class Upkeep<Data, Result> {
       await Promise.all(this.unsubscribe.map((off) => off()));
     } finally {
       this.offReconnect?.();
+      this.offDrop?.();
     }
+  }
+
+  /**
+   * The subscriber connection dropped: a job an add pushed to this worker now
+   * would be leased to it unheard, wait out its lease and count a stall. So
+   * the name goes (push-off, on the command connection, which may still be
+   * up) and claims stop offering pushes until the subscription is back; the
+   * reconnect's claim names the worker again. A claim sent before the drop
+   * was seen runs before the push-off (one connection, in order).
+   */
+  private onDrop(): void {
+    if (this.offPushes === undefined || this.deaf) return;
+    this.deaf = true;
+    this.u.options.store.stopPushes?.(this.u.queue, this.u.workerId).catch((err: unknown) => this.u.report(err, 'dropping the push name failed'));
   }
 
   private onSched(message: SchedMessage): void {

@@ -46,6 +46,13 @@ export interface NotifyAdapter {
   /** Subscriptions came back after a drop; returns a function that removes the listener. */
   onReconnect(listener: () => void): () => void;
   /**
+   * Present on adapters that can tell: the subscriber connection dropped,
+   * so messages from now until onReconnect's are lost (once per drop).
+   * A worker named for pushes then drops its name. Returns a function that
+   * removes the listener.
+   */
+  onDrop?(listener: () => void): () => void;
+  /**
    * Present on adapters that carry messages themselves (NATS): the store's
    * scripts then report what to announce in their replies, and the store
    * passes it here once the transition is done. Absent (Redis pub/sub): the

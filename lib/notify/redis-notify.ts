@@ -39,6 +39,7 @@ export class RedisNotify implements NotifyAdapter {
   private readonly owls: SharedChannel;
   private readonly done: SharedChannel;
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly dropListeners = new Set<() => void>();
   private readonly others = new Map<string, SharedChannel>();
   private subscriber: Promise<SubscriberClient> | undefined;
   private closed = false;
@@ -90,6 +91,11 @@ export class RedisNotify implements NotifyAdapter {
     return () => this.reconnectListeners.delete(listener);
   }
 
+  onDrop(listener: () => void): () => void {
+    this.dropListeners.add(listener);
+    return () => this.dropListeners.delete(listener);
+  }
+
   async close(): Promise<void> {
     await this.lock.run(async () => {
       if (this.closed) return;
@@ -121,20 +127,30 @@ export class RedisNotify implements NotifyAdapter {
       }
       failing = true;
     });
+    let down = false;
+    // node-redis says 'reconnecting' as soon as the socket is gone (and again per failed attempt).
+    client.on('reconnecting', () => {
+      if (down || readies === 0) return;
+      down = true;
+      this.tell(this.dropListeners, 'a drop listener threw');
+    });
     client.on('ready', () => {
       failing = false;
+      down = false;
       readies += 1;
-      if (readies > 1) {
-        for (const listener of this.reconnectListeners) {
-          try {
-            listener();
-          } catch (err) {
-            this.options.logger.error('a reconnect listener threw', err);
-          }
-        }
-      }
+      if (readies > 1) this.tell(this.reconnectListeners, 'a reconnect listener threw');
     });
     await client.connect();
     return client;
+  }
+
+  private tell(listeners: ReadonlySet<() => void>, failure: string): void {
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.options.logger.error(failure, err);
+      }
+    }
   }
 }

@@ -67,6 +67,10 @@ export class ShardedNotify implements NotifyAdapter {
     return this.base.onReconnect(listener);
   }
 
+  onDrop(listener: () => void): () => void {
+    return this.base.onDrop?.(listener) ?? (() => undefined);
+  }
+
   /** The store's adapter belongs to the store: closing a view of it closes nothing. */
   async close(): Promise<void> {}
 }

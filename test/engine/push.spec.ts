@@ -144,6 +144,42 @@ describe('pushes to an idle worker', () => {
     expect(await queue.verify()).toEqual([]);
   });
 
+  it('a worker whose subscriber connection drops drops its name: an add meanwhile waits, and starts once the subscription is back', async () => {
+    const queue = new Queue('deaf', { store });
+    const ran: unknown[] = [];
+    const worker = idleWorker('deaf', (data) => ran.push(data), { lockDuration: 20_000 });
+    await worker.run();
+    await waitFor(async () => (await named('deaf')) !== null, { message: 'the worker named after its first claim ran dry' });
+    const admin = commandOf(store);
+    const info = String(await admin.sendCommand(['INFO', 'clients']));
+    const connected = Number(/connected_clients:(\d+)/.exec(info)?.[1]);
+    const reply = (await admin.sendCommand(['CONFIG', 'GET', 'maxclients'])) as string[] | Record<string, string>;
+    const maxclients = Array.isArray(reply) ? reply[1] : reply.maxclients;
+    // Room for no new connection: the subscriber, once killed, stays down until the limit is restored.
+    await admin.sendCommand(['CONFIG', 'SET', 'maxclients', String(connected - 1)]);
+    let job;
+    try {
+      expect(await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub'])).toBeGreaterThanOrEqual(1);
+      await waitFor(async () => (await named('deaf')) === null, { message: 'the name dropped when the subscriber did' });
+      job = await queue.add('x', 1);
+      // Not leased to a worker that cannot hear it (it would wait out 20 s and count a stall): it waits.
+      expect((await queue.getJob(job.id))?.state).toBe('waiting');
+      expect(ran).toEqual([]);
+    } finally {
+      await admin.sendCommand(['CONFIG', 'SET', 'maxclients', maxclients ?? '10000']);
+    }
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 5000, message: 'claimed after the reconnect' });
+    expect((await queue.getJob(job.id))?.stalled).toBe(0);
+    // The reconnect's claim ran dry and named the worker again: the next add is pushed.
+    await waitFor(async () => (await named('deaf')) !== null, { message: 'the worker named again' });
+    const claimsBefore = store.claims;
+    const next = await queue.add('x', 2);
+    await waitFor(async () => (await queue.getJob(next.id))?.state === 'completed', { timeout: 3000, message: 'the pushed job done' });
+    expect(store.claims).toBe(claimsBefore);
+    expect(ran).toEqual([1, 2]);
+    expect(await queue.verify()).toEqual([]);
+  });
+
   it('a worker with name caps is never named (its claims step over capped names)', async () => {
     const queue = new Queue('capped', { store });
     const worker = idleWorker('capped', () => 'ok', { nameConcurrency: { x: 1 } });
