@@ -86,7 +86,8 @@ async function produce() {
     for (let i = from; i < Math.min(TOTAL, from + BATCH); i++) {
       const id = `s${i}`;
       attempted.add(id);
-      batch.push({ name: 'work', data: { mode: 'ok', ms: 2 }, opts: { jobId: id } });
+      // Every completed job kept (the default keeps the newest 1,000): the count at the end reads them all.
+      batch.push({ name: 'work', data: { mode: 'ok', ms: 2 }, opts: { jobId: id, removeOnComplete: false } });
     }
     // Repeat a failed batch with the same ids: an add that did land is not added twice.
     for (;;) {
