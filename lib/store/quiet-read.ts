@@ -37,16 +37,31 @@ export async function readQuietly<T>(
   }
 }
 
+/** How long openDuplicate() waits for its connection. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 /**
- * A connected duplicate of `base` for readQuietly(), failing fast with
- * RedisUnavailableError when `base` is not connected (a duplicate would wait
- * for Redis for ever: Spool's clients reconnect without end).
+ * A connected duplicate of `base` for readQuietly(), failing with
+ * RedisUnavailableError when `base` is not connected or the duplicate does
+ * not connect within CONNECT_TIMEOUT_MS (it would wait for Redis for ever:
+ * Spool's clients reconnect without end).
  */
 export async function openDuplicate(base: RedisClientLike, what: string): Promise<RedisClientLike> {
   if (!base.isReady) throw new RedisUnavailableError(what, new Error('the command connection is not ready'));
   const client = base.duplicate();
   // Errors of this short-lived connection surface through its commands; unheard, node-redis would throw them.
   client.on('error', () => undefined);
-  await client.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisUnavailableError(what, new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`))), CONNECT_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([client.connect(), timeout]);
+  } catch (err) {
+    client.destroy();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
   return client;
 }

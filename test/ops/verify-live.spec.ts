@@ -3,6 +3,7 @@ import type { RedisClientLike } from '../../lib/store/redis-client.js';
 import { openDuplicate, readQuietly } from '../../lib/store/quiet-read.js';
 import { verifyQueue, verifyWatchedKeys } from '../../lib/store/verify.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { usePrivateRedis } from '../helpers/private-redis.js';
 import { testStore } from '../helpers/store.js';
 
 /**
@@ -84,4 +85,22 @@ describe('verify() of a live queue', () => {
     await other.disconnect();
     await expect(openDuplicate(command, 'verify')).rejects.toThrow(/verify: Redis is unreachable/);
   });
+});
+
+describe('verify() when Redis takes no new connection', () => {
+  const server = usePrivateRedis();
+
+  it('fails with RedisUnavailableError after the connect timeout instead of waiting for ever', async () => {
+    const store = await testStore(server.url);
+    const admin = commandOf(store);
+    const info = String(await admin.sendCommand(['INFO', 'clients']));
+    const connected = Number(/connected_clients:(\d+)/.exec(info)?.[1]);
+    await admin.sendCommand(['CONFIG', 'SET', 'maxclients', String(connected)]);
+    try {
+      await expect(new Queue('full', { store }).verify()).rejects.toThrow(/verify: Redis is unreachable: no connection within 5000 ms/);
+    } finally {
+      await admin.sendCommand(['CONFIG', 'SET', 'maxclients', '10000']);
+      await store.disconnect();
+    }
+  }, 15_000);
 });
