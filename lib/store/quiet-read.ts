@@ -1,8 +1,10 @@
 import { RedisUnavailableError } from './errors.js';
 import type { RedisClientLike } from './redis-client.js';
 
-/** How many times a read is taken again when the queue changed under it, before the last one is returned as it is. */
+/** How many reads at most when the queue keeps changing under them; the last one is returned as it is. */
 const ATTEMPTS = 8;
+/** No read is started again once the reads took this long: a big queue under load gets one or two, not eight slow ones. */
+const RETRY_BUDGET_MS = 2000;
 
 /**
  * Runs a read of many commands (verify() reads indexes, then hashes, then
@@ -13,8 +15,9 @@ const ATTEMPTS = 8;
  * every job move writes, and ends with an empty MULTI/EXEC, which Redis
  * answers with nil when one of them was written meanwhile; the read is then
  * taken again (after a short pause that lets a burst pass), up to ATTEMPTS
- * times. A queue that never stays still that long gets the last read, as a
- * read without the check would.
+ * times and while the reads took less than RETRY_BUDGET_MS. A queue that
+ * never stays still that long gets the last read, as a read without the
+ * check would.
  * The connection is its own because WATCH and MULTI belong to a connection:
  * on the shared one, a script of another caller would run inside the MULTI.
  */
@@ -24,12 +27,14 @@ export async function readQuietly<T>(
   read: (client: RedisClientLike) => Promise<T>,
 ): Promise<T> {
   const client = await open();
+  const started = performance.now();
   try {
     for (let attempt = 1; ; attempt++) {
       await client.sendCommand(['WATCH', ...watched]);
       const result = await read(client);
       await client.sendCommand(['MULTI']);
       if ((await client.sendCommand(['EXEC'])) !== null || attempt === ATTEMPTS) return result;
+      if (performance.now() - started > RETRY_BUDGET_MS) return result;
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
     }
   } finally {

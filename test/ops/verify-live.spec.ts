@@ -79,6 +79,18 @@ describe('verify() of a live queue', () => {
     expect(await queue.verify()).toEqual([]);
   });
 
+  it('reads a slow queue that keeps moving again only while the reads took under 2 s', async () => {
+    await queue.addBulk(Array.from({ length: 5 }, () => ({ name: 'send', data: {} })));
+    let reads = 0;
+    await readQuietly(open, verifyWatchedKeys(keysOf(store, 'live')), async () => {
+      reads += 1;
+      await claimOne();
+      // A read of a big queue: 1.1 s each, so the second one ends past the budget.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+    });
+    expect(reads).toBe(2);
+  });
+
   it('fails fast with RedisUnavailableError when the store is not connected', async () => {
     const other = await testStore();
     const command = commandOf(other);
