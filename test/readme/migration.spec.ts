@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import * as spool from '../../lib/index.js';
+import * as testing from '../../lib/testing/index.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The right-hand cells of the "Coming from @nestjs/bullmq" table. */
+function spoolCells(): string[] {
+  const at = README.indexOf('## Coming from @nestjs/bullmq');
+  if (at < 0) throw new Error('README has no "Coming from @nestjs/bullmq" section');
+  const lines = README.slice(at).split('\n');
+  const start = lines.findIndex((l) => l.startsWith('|'));
+  const cells: string[] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    cells.push(line.split(' | ')[1] ?? '');
+  }
+  return cells;
+}
+
+const exported = (name: string): unknown => (spool as Record<string, unknown>)[name] ?? (testing as Record<string, unknown>)[name];
+const callable = (value: unknown): boolean => typeof value === 'function';
+
+/**
+ * What a backticked name in the Spool column claims, checked against the
+ * library: `@Decorator(...)`, `Export.method(...)`, `queue.method(...)`,
+ * `job.method(...)` (an ActiveJob's), `job.field` and `Export`. Option names
+ * and code fragments are left to the option tables' own test.
+ */
+function check(token: string): string | undefined {
+  let m = /^@([A-Z]\w*)\(/.exec(token);
+  if (m) return callable(exported(m[1]!)) ? undefined : `${m[1]} is not an exported decorator`;
+  m = /^([A-Z]\w*)\.(\w+)\(/.exec(token);
+  if (m) return callable((exported(m[1]!) as Record<string, unknown> | undefined)?.[m[2]!]) ? undefined : `${m[1]}.${m[2]} is not a function`;
+  m = /^queue\.(\w+)\(/.exec(token);
+  if (m) return callable((spool.Queue.prototype as unknown as Record<string, unknown>)[m[1]!]) ? undefined : `Queue has no method ${m[1]}`;
+  m = /^job\.(\w+)(\()?/.exec(token);
+  if (m) {
+    const proto = spool.ActiveJob.prototype as unknown as Record<string, unknown>;
+    return m[1]! in proto ? undefined : `ActiveJob has no ${m[1]}`;
+  }
+  m = /^([A-Z]\w*)$/.exec(token);
+  if (m) return exported(m[1]!) !== undefined ? undefined : `${m[1]} is not exported from spool or spool/testing`;
+  return 'unchecked';
+}
+
+describe('README "Coming from @nestjs/bullmq"', () => {
+  it('names only what the library has', () => {
+    const tokens = spoolCells().flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((t) => t[1]!));
+    const results = tokens.map((token) => [token, check(token)] as const);
+    const checked = results.filter(([, problem]) => problem !== 'unchecked');
+    expect(checked.length).toBeGreaterThanOrEqual(25);
+    expect(checked.filter(([, problem]) => problem !== undefined)).toEqual([]);
+  });
+
+  it('its checks fail on a name the library does not have', () => {
+    expect(check('queue.getJobCounts()')).toBe('Queue has no method getJobCounts');
+    expect(check('@QueueEventsListener(')).toBe('QueueEventsListener is not an exported decorator');
+    expect(check('BullModule.forRoot()')).toBe('BullModule.forRoot is not a function');
+    expect(check('job.changePriority()')).toBe('ActiveJob has no changePriority');
+  });
+});
