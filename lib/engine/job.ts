@@ -164,6 +164,8 @@ function policyName(stored: string): ChildFailurePolicy {
 /** Writes a running job makes, each checked in Redis against its lease token. */
 export interface LeaseWriter {
   progress(value: unknown): Promise<void>;
+  /** Replaces the stored payload; resolves with the value as stored (its JSON parsed back). */
+  data(value: unknown): Promise<unknown>;
   log(line: string): Promise<void>;
   /** Reads a side effect recorded by once(): its stored outcome, or null. */
   recalled(key: string): Promise<string | null>;
@@ -206,6 +208,23 @@ export class ActiveJob<Data = unknown, Result = unknown> extends Job<Data, Resul
   /** Appends a line to the job's log, if this worker still holds it. */
   log(line: string): Promise<void> {
     return this.#writer.log(line);
+  }
+
+  /**
+   * Replaces the job's payload, if this worker still holds it (else
+   * LeaseLostError, nothing written): a later attempt (a retry, a delivery
+   * after a crash) gets the new data, so a handler can record how far it
+   * got. `job.data` is the new value (as stored: JSON) once this resolves.
+   * Not validated against the name's DTO; larger than the worker's
+   * maxPayloadBytes throws PayloadTooLargeError.
+   *
+   * @example
+   * if (job.data.step === 'fetch') { await fetchAll(); await job.updateData({ ...job.data, step: 'import' }); }
+   */
+  async updateData(data: Data): Promise<void> {
+    const stored = await this.#writer.data(data);
+    // `data` is readonly to callers; this is the one place it changes, after Redis has the new value.
+    (this as unknown as { data: unknown }).data = stored;
   }
 
   /**

@@ -243,7 +243,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   private writer(lease: Lease) {
-    return leaseWriter(this.o.store, this.queueName, lease, this.o.keepLogs, (value) => {
+    return leaseWriter(this.o.store, this.queueName, lease, this.o, (value) => {
       const held = this.slots.find(lease.id, lease.token);
       if (held) this.safeEmit('progress', held.job, value);
     });

@@ -112,6 +112,10 @@ export class RedisStore extends RedisStoreBase implements Store {
     return decodeFlag('progress', await this.run('progress', queue, [lease.token, progress], lease.id));
   }
 
+  async updateData(queue: string, lease: Lease, data: string): Promise<boolean> {
+    return decodeFlag('updateData', await this.run('updateData', queue, [lease.token, data], lease.id));
+  }
+
   async log(queue: string, lease: Lease, line: string, keep: number): Promise<number | null> {
     return decodeLog(await this.run('log', queue, [lease.token, line, keep], lease.id));
   }

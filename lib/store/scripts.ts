@@ -63,6 +63,7 @@ export const SCRIPTS = {
   waitingIds: { file: 'waiting-ids', queue: true, keys: [], argv: ['start position', 'end position'] },
   extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease', argv: ['lease duration ms'], argvRest: 'pairs: job id, lease token' },
   progress: { file: 'progress', queue: false, keys: ['job'], argv: ['lease token', 'progress'] },
+  updateData: { file: 'update-data', queue: false, keys: ['job'], argv: ['lease token', 'data'] },
   log: { file: 'log', queue: false, keys: ['job', 'logs', 'meta'], argv: ['lease token', 'line', 'keep'] },
   // Flows (parent/child) and dead-letter operations.
   flowAdd: { file: 'flow-add', queue: true, keys: ['waitingChildren'], rest: 'two per node', argv: ['flow token', 'nodes', 'intent'] },

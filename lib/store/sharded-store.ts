@@ -180,6 +180,11 @@ export class ShardedStore extends ShardedReads implements Store {
     return this.onLease(lease, (name) => this.base.progress(name, lease, progress), false);
   }
 
+  updateData(queue: string, lease: Lease, data: string): Promise<boolean> {
+    if (queue !== this.queue) return this.base.updateData(queue, lease, data);
+    return this.onLease(lease, (name) => this.base.updateData(name, lease, data), false);
+  }
+
   log(queue: string, lease: Lease, line: string, keep: number): Promise<number | null> {
     if (queue !== this.queue) return this.base.log(queue, lease, line, keep);
     return this.onLease(lease, (name) => this.base.log(name, lease, line, keep), false);

@@ -265,6 +265,8 @@ export interface Store {
    */
   cancelWaiting?(queue: string, ids: readonly string[]): Promise<boolean[]>;
   progress(queue: string, lease: Lease, progress: string): Promise<boolean>;
+  /** Replaces the payload (JSON) of the job this lease holds; false when the lease is lost (nothing written). */
+  updateData(queue: string, lease: Lease, data: string): Promise<boolean>;
   log(queue: string, lease: Lease, line: string, keep: number): Promise<number | null>;
   pause(queue: string): Promise<boolean>;
   resume(queue: string): Promise<boolean>;

@@ -314,6 +314,14 @@ export function recordProgress(ctx: Ctx, lease: Lease, progress: string): boolea
   return true;
 }
 
+/** update-data.lua: only the lease holder replaces the payload. */
+export function recordData(ctx: Ctx, lease: Lease, data: string): boolean {
+  const job = ctx.q.jobs.get(lease.id);
+  if (!job || job.token !== lease.token) return false;
+  job.data = data;
+  return true;
+}
+
 /** log.lua: only the lease holder appends; the newest `keep` lines stay. Null when the lease is lost. */
 export function appendLog(ctx: Ctx, lease: Lease, line: string, keep: number): number | null {
   const job = ctx.q.jobs.get(lease.id);

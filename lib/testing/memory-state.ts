@@ -15,7 +15,8 @@ export const KEEP_ALL: Retention = { count: -1, age: -1 };
 export interface MemJob {
   readonly id: string;
   readonly name: string;
-  readonly data: string;
+  /** Replaced by update-data (ActiveJob.updateData). */
+  data: string;
   readonly opts: string;
   state: JobState;
   attempt: number;

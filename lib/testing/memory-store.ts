@@ -8,7 +8,7 @@ import { claimJobs } from './memory-claim.js';
 import { MemoryClock, type ClockMode } from './memory-clock.js';
 import { MemoryEventReader, MemStream } from './memory-events.js';
 import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
-import { addJobs, appendLog, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
+import { addJobs, appendLog, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordData, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
 import { metricsOf } from './memory-metrics.js';
 import { pageOf, promoteJobs, purgeOf, redriveMany } from './memory-ops.js';
 import { MemorySchedulers } from './memory-schedulers.js';
@@ -216,6 +216,7 @@ export class MemoryStore implements S.Store {
   cancel(queue: string, id: string): Promise<S.CancelOutcome> { return this.run('cancel', queue, (ctx) => cancelJob(ctx, id)); }
 
   progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> { return this.run('progress', queue, (ctx) => recordProgress(ctx, lease, progress)); }
+  updateData(queue: string, lease: S.Lease, data: string): Promise<boolean> { return this.run('updateData', queue, (ctx) => recordData(ctx, lease, data)); }
 
   log(queue: string, lease: S.Lease, line: string, keep: number): Promise<number | null> { return this.run('log', queue, (ctx) => appendLog(ctx, lease, line, keep)); }
 

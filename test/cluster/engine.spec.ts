@@ -17,5 +17,6 @@ import '../engine/noscript.spec.js';
 import '../engine/schedulers.spec.js';
 import '../engine/shutdown.spec.js';
 import '../engine/timeout.spec.js';
+import '../engine/update-data.spec.js';
 
 clusterForFile();

@@ -42,4 +42,29 @@ describe('README idempotency example', () => {
     const other = await queue.add('charge', { ...order, id: 988 }, { idempotencyKey: `charge:${order.tenant}:988` });
     expect(await other.waitUntilFinished({ timeout: 10_000 })).toEqual({ receipt: 'r-2' });
   });
+
+  it('step jobs: a retry starts at the step the failed attempt recorded', async () => {
+    const calls: string[] = [];
+    const importer = {
+      fetch: async (url: string) => void calls.push(`fetch ${url}`),
+      load: async (url: string) => {
+        calls.push(`load ${url}`);
+        if (calls.filter((c) => c.startsWith('load')).length === 1) throw new Error('database busy');
+        return 'loaded';
+      },
+    };
+    const queue = h.queue<{ step: 'fetch' | 'load'; url: string }, string>('imports');
+    h.worker<{ step: 'fetch' | 'load'; url: string }, string>('imports', async (job) => {
+      // in the handler of a job added with { attempts: 5 }: a step done is not done again
+      if (job.data.step === 'fetch') {
+        await importer.fetch(job.data.url);
+        await job.updateData({ ...job.data, step: 'load' });
+      }
+      return importer.load(job.data.url); // a retry after a failure here starts at 'load'
+    });
+    const job = await queue.add('import', { step: 'fetch', url: 'https://example.com/a.csv' }, { attempts: 5, backoff: 10 });
+    expect(await job.waitUntilFinished({ timeout: 10_000 })).toBe('loaded');
+    expect(calls).toEqual(['fetch https://example.com/a.csv', 'load https://example.com/a.csv', 'load https://example.com/a.csv']);
+    expect(await queue.getJob(job.id)).toMatchObject({ attempt: 2, data: { step: 'load', url: 'https://example.com/a.csv' } });
+  });
 });

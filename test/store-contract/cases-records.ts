@@ -1,4 +1,5 @@
 import { waitFor } from '../helpers/wait-for.js';
+import type { Queue } from '../../lib/index.js';
 import type { ContractEnv } from './contract.js';
 
 /** What stays of a job: retention, progress, logs, reads. */
@@ -18,6 +19,28 @@ export function recordCases(env: ContractEnv): void {
       expect(await q.getJob(kept.id)).toMatchObject({ progress: 50, result: 'ok' });
       expect(await env.store().getLogs('misc', kept.id)).toEqual(['half way']);
       expect(await env.store().progress('misc', { id: kept.id, token: 'stale' }, '1')).toBe(false);
+    });
+
+    it('updateData: the next attempt starts from the payload the holder wrote; a stale token writes nothing', async () => {
+      const q = queue<{ step: number }>('steps');
+      const seen: { step: number }[] = [];
+      const after: { step: number }[] = [];
+      worker<{ step: number }>('steps', async (job) => {
+        seen.push(job.data);
+        if (job.data.step === 0) {
+          await job.updateData({ step: 1 });
+          after.push(job.data);
+          throw new Error('crashed after step 0');
+        }
+        return job.data.step;
+      });
+      const job = await q.add('step', { step: 0 }, { attempts: 2, backoff: 1 });
+      await waitFor(async () => (await state(q as Queue, job.id)) === 'completed', { message: 'the retry completed' });
+      expect(seen).toEqual([{ step: 0 }, { step: 1 }]);
+      expect(after).toEqual([{ step: 1 }]);
+      expect(await q.getJob(job.id)).toMatchObject({ data: { step: 1 }, result: 1, attempt: 2 });
+      expect(await env.store().updateData('steps', { id: job.id, token: 'stale' }, '{"step":9}')).toBe(false);
+      expect((await q.getJob(job.id))?.data).toEqual({ step: 1 });
     });
   });
 
