@@ -3,6 +3,8 @@
   (RateLimitedError with a retry-after). The job goes back to delayed for
   that long without spending the attempt, and the whole queue starts nothing
   new until then (meta lu): every worker sees it at its next claim.
+  With ARGV[7] '0' only the job waits (DelayedError: the handler asked to
+  run the job again later, a step job waiting for something).
 
   KEYS[1..17] queue keys (includes/queue)
   KEYS[18] job        the job hash
@@ -11,6 +13,7 @@
   ARGV[4] job id
   ARGV[5] lease token
   ARGV[6] retry after, ms
+  ARGV[7] '1': the whole queue waits too (meta lu); '0': only this job
 
   Returns {code, state, runAt}: 1 delayed (or 'cancelled' when a cancel was
   pending), 2 already done by this token (a retried call), -1 lease lost.
@@ -46,9 +49,11 @@ redis.call('HINCRBY', jobKey, 'attempt', -1)
 redis.call('HSET', jobKey, 'state', 'delayed', 'runAt', runAt)
 redis.call('ZADD', Q.delayed, runAt, id)
 spool_event(Q, 'delayed', 'jobId', id, 'delay', after, 'runAt', runAt)
-local until_ = tonumber(redis.call('HGET', Q.meta, 'lu')) or 0
-if runAt > until_ then
-  redis.call('HSET', Q.meta, 'lu', runAt)
+if ARGV[7] ~= '0' then
+  local until_ = tonumber(redis.call('HGET', Q.meta, 'lu')) or 0
+  if runAt > until_ then
+    redis.call('HSET', Q.meta, 'lu', runAt)
+  end
 end
 spool_announce_delayed(Q, id, after)
 return {1, 'delayed', runAt}

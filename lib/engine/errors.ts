@@ -52,6 +52,31 @@ export class RateLimitedError extends SpoolError {
   }
 }
 
+/**
+ * Throw it from a handler to run the job again later: it goes back to
+ * delayed for `delay` ms (or until a Date) without spending the attempt,
+ * and the queue's other jobs go on (RateLimitedError holds the whole queue).
+ * A step job records how far it got with `job.updateData()` first.
+ */
+export class DelayedError extends SpoolError {
+  /** How long the job waits, in ms. */
+  readonly delay: number;
+
+  /** `delay`: ms to wait, or the Date to wait until (a date already past: run again at once). */
+  constructor(delay: number | Date, message?: string) {
+    const ms = delay instanceof Date ? Math.max(0, delay.getTime() - Date.now()) : delay;
+    super(message ?? `the handler asked to run the job again in ${ms} ms`);
+    if (!Number.isSafeInteger(ms) || ms < 0) {
+      throw new InvalidArgumentError(
+        'DelayedError delay',
+        `must be a whole number of ms >= 0 or a valid Date, got ${delay instanceof Date ? 'an invalid Date' : String(delay)}`,
+        'pass ms from now (60_000) or the time to run again (new Date(...))',
+      );
+    }
+    this.delay = ms;
+  }
+}
+
 /** Error classes whose jobs go straight to the dead letters, with this reason. */
 export abstract class TerminalJobError extends SpoolError {
   abstract readonly reason: string;

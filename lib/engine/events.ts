@@ -12,6 +12,8 @@ export interface WorkerEvents<Data = unknown, Result = unknown> {
   cancelled: [job: ActiveJob<Data, Result>];
   /** The handler threw RateLimitedError: the job waits `retryAfter` ms (attempt not spent) and the queue pauses that long. */
   rateLimited: [job: ActiveJob<Data, Result>, retryAfter: number];
+  /** The handler threw DelayedError: the job waits `delay` ms (attempt not spent); the queue goes on. */
+  delayed: [job: ActiveJob<Data, Result>, delay: number];
   /** This worker's reaper took a job whose holder died or blocked past its lease; `state` is where it went. */
   stalled: [jobId: string, state: JobState];
   progress: [job: ActiveJob<Data, Result>, progress: unknown];

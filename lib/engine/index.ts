@@ -78,6 +78,7 @@ export {
   ClosedError,
   QueueFullError,
   RateLimitedError,
+  DelayedError,
 } from './errors.js';
 
 // Store

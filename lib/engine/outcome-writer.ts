@@ -1,6 +1,6 @@
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { Claimer } from './claimer.js';
-import { LeaseLostError, RateLimitedError } from './errors.js';
+import { DelayedError, LeaseLostError, RateLimitedError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { logFailure } from './failure-log.js';
 import type { HeldJob } from './held-job.js';
@@ -90,7 +90,8 @@ export class OutcomeWriter<Data, Result> {
   }
 
   private async writeFailure(held: HeldJob<Data, Result>, error: Error): Promise<void> {
-    if (error instanceof RateLimitedError) return this.writeThrottle(held, error);
+    if (error instanceof RateLimitedError) return this.writeThrottle(held, error.retryAfter, true);
+    if (error instanceof DelayedError) return this.writeThrottle(held, error.delay, false);
     const { job, lease } = held;
     const failure = failureOf(job, error, this.w.options.backoffStrategy);
     const reply = await this.w.persist(() => this.w.options.store.fail(this.w.queueName, lease, failure));
@@ -108,21 +109,27 @@ export class OutcomeWriter<Data, Result> {
   }
 
   /**
-   * The downstream said "too many": the job goes back to delayed without
-   * spending its attempt, and the whole queue starts nothing until then.
+   * The job goes back to delayed for `wait` ms without spending its attempt:
+   * the downstream said "too many" (RateLimitedError: the whole queue starts
+   * nothing until then either), or the handler asked to run it later
+   * (DelayedError: only this job waits).
    */
-  private async writeThrottle(held: HeldJob<Data, Result>, error: RateLimitedError): Promise<void> {
+  private async writeThrottle(held: HeldJob<Data, Result>, wait: number, wholeQueue: boolean): Promise<void> {
     const { job, lease } = held;
-    const reply = await this.w.persist(() => this.w.options.store.throttle(this.w.queueName, lease, error.retryAfter));
+    const reply = await this.w.persist(() => this.w.options.store.throttle(this.w.queueName, lease, wait, wholeQueue));
     this.w.freeSlot(held, false);
     if (reply.status === 'lost') {
-      this.w.report(new LeaseLostError(job.id, 'the throttle'), 'a job was throttled after losing its lease');
+      this.w.report(new LeaseLostError(job.id, 'the delay'), 'a job was delayed after losing its lease');
     } else if (reply.state === 'cancelled') {
       this.w.emit('cancelled', job);
     } else {
-      this.w.promoter.arm(error.retryAfter);
-      this.w.claimer.waitFor(error.retryAfter);
-      this.w.emit('rateLimited', job, error.retryAfter);
+      this.w.promoter.arm(wait);
+      if (wholeQueue) {
+        this.w.claimer.waitFor(wait);
+        this.w.emit('rateLimited', job, wait);
+      } else {
+        this.w.emit('delayed', job, wait);
+      }
     }
     this.w.slotFreed();
   }

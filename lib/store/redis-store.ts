@@ -65,8 +65,8 @@ export class RedisStore extends RedisStoreBase implements Store {
     return outcome;
   }
 
-  async throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome> {
-    return decodeFail(await this.run('throttle', queue, [lease.id, lease.token, retryAfter], lease.id));
+  async throttle(queue: string, lease: Lease, retryAfter: number, wholeQueue = true): Promise<FailOutcome> {
+    return decodeFail(await this.run('throttle', queue, [lease.id, lease.token, retryAfter, wholeQueue ? '1' : '0'], lease.id));
   }
 
   async extend(queue: string, lockMs: number, leases: readonly Lease[]): Promise<ExtendOutcome[]> {

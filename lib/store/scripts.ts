@@ -44,7 +44,7 @@ export const SCRIPTS = {
   complete: { file: 'complete', queue: true, keys: [], argv: ['worker id', 'count', 'lease duration ms', 'push slots', 'number of jobs'], argvRest: '4 per job' },
   pushOff: { file: 'push-off', queue: true, keys: [], argv: ['worker id'] },
   fail: { file: 'fail', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry delay ms', 'reason', 'error message', 'error stack', 'error code'] },
-  throttle: { file: 'throttle', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry after'] },
+  throttle: { file: 'throttle', queue: true, keys: ['job'], argv: ['job id', 'lease token', 'retry after', 'whole queue'] },
   release: { file: 'release', queue: true, keys: ['job'], argv: ['job id', 'lease token'] },
   cancel: { file: 'cancel', queue: true, keys: ['job'], argv: ['job id'] },
   cancelWaiting: { file: 'cancel-waiting', queue: true, keys: [], argv: [], argvRest: 'job ids' },

@@ -143,9 +143,9 @@ export class ShardedStore extends ShardedReads implements Store {
     return this.onLease(lease, (name) => this.base.fail(name, lease, failure));
   }
 
-  throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome> {
-    if (queue !== this.queue) return this.base.throttle(queue, lease, retryAfter);
-    return this.onLease(lease, (name) => this.base.throttle(name, lease, retryAfter));
+  throttle(queue: string, lease: Lease, retryAfter: number, wholeQueue = true): Promise<FailOutcome> {
+    if (queue !== this.queue) return this.base.throttle(queue, lease, retryAfter, wholeQueue);
+    return this.onLease(lease, (name) => this.base.throttle(name, lease, retryAfter, wholeQueue));
   }
 
   async extend(queue: string, lockMs: number, leases: readonly Lease[]): Promise<ExtendOutcome[]> {

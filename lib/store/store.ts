@@ -250,8 +250,11 @@ export interface Store {
    */
   completeMany(queue: string, completions: readonly Completion[], fetch: Fetch): Promise<CompleteManyOutcome>;
   fail(queue: string, lease: Lease, failure: Failure): Promise<FailOutcome>;
-  /** Back to delayed for `retryAfter` ms without spending the attempt; the queue starts nothing until then. */
-  throttle(queue: string, lease: Lease, retryAfter: number): Promise<FailOutcome>;
+  /**
+   * Back to delayed for `retryAfter` ms without spending the attempt; with
+   * `wholeQueue` (default true) the queue starts nothing until then either.
+   */
+  throttle(queue: string, lease: Lease, retryAfter: number, wholeQueue?: boolean): Promise<FailOutcome>;
   extend(queue: string, lockMs: number, leases: readonly Lease[]): Promise<ExtendOutcome[]>;
   release(queue: string, lease: Lease): Promise<ReleaseOutcome>;
   promote(queue: string, limit: number): Promise<PromoteOutcome>;

@@ -183,7 +183,7 @@ export function failJob(ctx: Ctx, lease: Lease, f: Failure): FailOutcome {
 }
 
 /** throttle.lua: back to delayed without spending the attempt; the queue starts nothing until then. */
-export function throttleJob(ctx: Ctx, lease: Lease, after: number): FailOutcome {
+export function throttleJob(ctx: Ctx, lease: Lease, after: number, wholeQueue: boolean): FailOutcome {
   const h = held(ctx, lease);
   if (!h) return { status: 'lost' };
   if ('already' in h) return { status: 'already', state: h.already.state, runAt: 0 };
@@ -198,7 +198,7 @@ export function throttleJob(ctx: Ctx, lease: Lease, after: number): FailOutcome 
   job.runAt = ctx.now + after;
   ctx.q.delayed.add(job.id, job.runAt);
   emit(ctx, 'delayed', { jobId: job.id, delay: after, runAt: job.runAt });
-  ctx.q.lu = Math.max(ctx.q.lu, job.runAt);
+  if (wholeQueue) ctx.q.lu = Math.max(ctx.q.lu, job.runAt);
   announceDelayed(ctx, job.id, after);
   return { status: 'moved', state: 'delayed', runAt: job.runAt };
 }

@@ -183,9 +183,9 @@ export class MemoryStore implements S.Store {
     });
   }
 
-  throttle(queue: string, lease: S.Lease, retryAfter: number): Promise<S.FailOutcome> {
+  throttle(queue: string, lease: S.Lease, retryAfter: number, wholeQueue = true): Promise<S.FailOutcome> {
     return this.run('throttle', queue, (ctx) => {
-      const outcome = throttleJob(ctx, lease, retryAfter);
+      const outcome = throttleJob(ctx, lease, retryAfter, wholeQueue);
       if (outcome.status === 'moved') this.settledAll(queue, lease.id, outcome.state);
       return outcome;
     });

@@ -1,4 +1,4 @@
-import { RateLimitedError } from '../../lib/index.js';
+import { DelayedError, RateLimitedError } from '../../lib/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { ContractEnv } from './contract.js';
 
@@ -122,6 +122,28 @@ export function leaseCases(env: ContractEnv): void {
       await waitFor(async () => (await state(q, job.id)) === 'completed');
       expect(limited).toEqual([150]);
       expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(140);
+      expect(await q.getJob(job.id)).toMatchObject({ attempt: 1, maxAttempts: 1 });
+    });
+
+    it('a handler that throws DelayedError runs its job again later, attempt not spent, and the queue does not wait', async () => {
+      const q = queue('later');
+      const starts: number[] = [];
+      const delayed: number[] = [];
+      const w = worker('later', async (job) => {
+        if (job.name !== 'x') return 'other';
+        starts.push(Date.now());
+        if (starts.length === 1) throw new DelayedError(800);
+        return 'ok';
+      });
+      w.on('delayed', (_job, ms) => delayed.push(ms));
+      const job = await q.add('x', {});
+      await waitFor(() => delayed.length === 1, { message: 'the delay' });
+      // Only the job waits (a RateLimitedError would hold the queue): another one runs now.
+      const other = await q.add('y', {});
+      await waitFor(async () => (await state(q, other.id)) === 'completed', { timeout: 500, message: 'the other job done meanwhile' });
+      await waitFor(async () => (await state(q, job.id)) === 'completed');
+      expect(delayed).toEqual([800]);
+      expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(790);
       expect(await q.getJob(job.id)).toMatchObject({ attempt: 1, maxAttempts: 1 });
     });
   });
