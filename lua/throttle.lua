@@ -13,7 +13,7 @@
   ARGV[4] job id
   ARGV[5] lease token
   ARGV[6] retry after, ms
-  ARGV[7] '1': the whole queue waits too (meta lu); '0': only this job
+  ARGV[7] whole queue: '1' the queue waits too (meta lu), '0' only this job
 
   Returns {code, state, runAt}: 1 delayed (or 'cancelled' when a cancel was
   pending), 2 already done by this token (a retried call), -1 lease lost.

@@ -3,7 +3,9 @@ import type { RedisClientLike } from './redis-client.js';
 
 /** How many reads at most when the queue keeps changing under them; the last one is returned as it is. */
 const ATTEMPTS = 8;
-/** No read is started again once the reads took this long: a big queue under load gets one or two, not eight slow ones. */
+/** Reads taken whatever the time they take: a loaded machine still gets a consistent read. */
+const MIN_ATTEMPTS = 3;
+/** No read past MIN_ATTEMPTS is started once the reads took this long: a big busy queue gets three, not eight slow ones. */
 const RETRY_BUDGET_MS = 2000;
 
 /**
@@ -15,9 +17,9 @@ const RETRY_BUDGET_MS = 2000;
  * every job move writes, and ends with an empty MULTI/EXEC, which Redis
  * answers with nil when one of them was written meanwhile; the read is then
  * taken again (after a short pause that lets a burst pass), up to ATTEMPTS
- * times and while the reads took less than RETRY_BUDGET_MS. A queue that
- * never stays still that long gets the last read, as a read without the
- * check would.
+ * times, and past MIN_ATTEMPTS only while the reads took less than
+ * RETRY_BUDGET_MS. A queue that never stays still that long gets the last
+ * read, as a read without the check would.
  * The connection is its own because WATCH and MULTI belong to a connection:
  * on the shared one, a script of another caller would run inside the MULTI.
  */
@@ -34,7 +36,7 @@ export async function readQuietly<T>(
       const result = await read(client);
       await client.sendCommand(['MULTI']);
       if ((await client.sendCommand(['EXEC'])) !== null || attempt === ATTEMPTS) return result;
-      if (performance.now() - started > RETRY_BUDGET_MS) return result;
+      if (attempt >= MIN_ATTEMPTS && performance.now() - started > RETRY_BUDGET_MS) return result;
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
     }
   } finally {

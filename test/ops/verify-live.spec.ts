@@ -74,21 +74,23 @@ describe('verify() of a live queue', () => {
       reads += 1;
       return verifyQueue(movingBeforeMeta(client, 1, claimOne), keys);
     });
-    expect(reads).toBe(8);
-    expect(problems).toEqual(['meta n:send says 12 waiting, the indexes hold 13']);
+    // 8 reads, or 3 and more when they took over 2 s in all (a loaded machine): the last one comes back.
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect(reads).toBeLessThanOrEqual(8);
+    expect(problems).toEqual([`meta n:send says ${20 - reads} waiting, the indexes hold ${21 - reads}`]);
     expect(await queue.verify()).toEqual([]);
   });
 
-  it('reads a slow queue that keeps moving again only while the reads took under 2 s', async () => {
+  it('reads a slow queue that keeps moving three times, more only while the reads took under 2 s', async () => {
     await queue.addBulk(Array.from({ length: 5 }, () => ({ name: 'send', data: {} })));
     let reads = 0;
     await readQuietly(open, verifyWatchedKeys(keysOf(store, 'live')), async () => {
       reads += 1;
       await claimOne();
-      // A read of a big queue: 1.1 s each, so the second one ends past the budget.
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      // A read of a big queue: 0.8 s each, so the budget is spent when the third ends.
+      await new Promise((resolve) => setTimeout(resolve, 800));
     });
-    expect(reads).toBe(2);
+    expect(reads).toBe(3);
   });
 
   it('fails fast with RedisUnavailableError when the store is not connected', async () => {
