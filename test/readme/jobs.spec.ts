@@ -1,25 +1,14 @@
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
 import { Test } from '@nestjs/testing';
 import { FlowProducer, getQueueToken, QueueModule, type Queue } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
+import { readmeTable } from '../helpers/readme-table.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { rootOptions } from '../nest/nest-harness.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
 /** The backticked names in the first column of the first table after `marker`. */
 function firstColumn(marker: string): string[] {
-  const at = README.indexOf(marker);
-  if (at < 0) throw new Error(`README has no "${marker}"`);
-  const lines = README.slice(at).split('\n');
-  const start = lines.findIndex((l) => l.startsWith('|'));
-  const rows: string[] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith('|')) break;
-    rows.push(line.split('|')[1] ?? '');
-  }
-  return rows.flatMap((cell) => [...cell.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!));
+  return readmeTable(marker).flatMap(([cell = '']) => [...cell.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!));
 }
 
 /** README "Job options" (defaults, the snapshot table) and "Flows" (what add returns). */

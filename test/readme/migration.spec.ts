@@ -1,22 +1,9 @@
-import { readFileSync } from 'node:fs';
 import * as spool from '../../lib/index.js';
 import * as testing from '../../lib/testing/index.js';
-
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+import { readmeTable } from '../helpers/readme-table.js';
 
 /** The right-hand cells of the "Coming from @nestjs/bullmq" table. */
-function spoolCells(): string[] {
-  const at = README.indexOf('## Coming from @nestjs/bullmq');
-  if (at < 0) throw new Error('README has no "Coming from @nestjs/bullmq" section');
-  const lines = README.slice(at).split('\n');
-  const start = lines.findIndex((l) => l.startsWith('|'));
-  const cells: string[] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith('|')) break;
-    cells.push(line.split(' | ')[1] ?? '');
-  }
-  return cells;
-}
+const spoolCells = (): string[] => readmeTable('## Coming from @nestjs/bullmq').map((row) => row[1] ?? '');
 
 const exported = (name: string): unknown => (spool as Record<string, unknown>)[name] ?? (testing as Record<string, unknown>)[name];
 const callable = (value: unknown): boolean => typeof value === 'function';
