@@ -102,7 +102,7 @@ export {
 } from '../store/errors.js';
 export { UnsupportedServerError } from '../store/server-checks.js';
 export type { ServerCheckOptions } from '../store/server-checks.js';
-export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from '../store/store.js';
+export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef, WorkerInfo } from '../store/store.js';
 
 // Notify over NATS (the @nats-io peers load only when one is used)
 export { NatsNotify, NatsUnavailableError } from '../notify/nats-notify.js';

@@ -1,6 +1,7 @@
 import { resolvePage, type JobsPage } from './page.js';
 import { clockOf } from '../store/clock.js';
-import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store } from '../store/store.js';
+import type { AddOutcome, GroupLimits, GroupState, JobCounts, JobRecord, JobState, NewJob, QueueLimits, Store, WorkerInfo } from '../store/store.js';
+import { WORKER_STALE_MS } from './worker-heartbeat.js';
 import { ClosedError, InvalidArgumentError, QueueFullError } from './errors.js';
 import { groupArg, groupLimits, pauseNames, queueLimits } from './limits.js';
 import {
@@ -317,6 +318,11 @@ export class Queue<Data = unknown, Result = unknown> {
   /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */
   removeScheduler(id: string): Promise<boolean> {
     return this.schedulers.remove(id);
+  }
+
+  /** The workers serving this queue (heartbeats under 15 s old), oldest started first: host, pid, concurrency, jobs held. */
+  getWorkers(): Promise<WorkerInfo[]> {
+    return this.store.listWorkers(this.name, WORKER_STALE_MS);
   }
 
   /** Inconsistencies between the queue's indexes and job hashes; empty when sound. */

@@ -6,6 +6,7 @@ import { logStalled } from './failure-log.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Promoter } from './promoter.js';
 import { Reaper } from './reaper.js';
+import { WorkerHeartbeat } from './worker-heartbeat.js';
 import type { Slots } from './slots.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
@@ -31,6 +32,7 @@ export class Upkeep<Data, Result> {
   readonly promoter: Promoter;
   private readonly leaseKeeper: LeaseKeeper;
   private readonly reaper: Reaper;
+  private readonly heartbeat: WorkerHeartbeat;
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Unsubscribe[] = [];
   private offReconnect: (() => void) | undefined;
@@ -66,6 +68,7 @@ export class Upkeep<Data, Result> {
       onError: (err) => report(err, 'reaping expired leases failed'),
     });
     this.promoter = new Promoter({ store, queue, onError: (err) => report(err, 'promoting delayed jobs failed') });
+    this.heartbeat = new WorkerHeartbeat({ store, queue, workerId: u.workerId, concurrency: o.concurrency, running: () => slots.size, report });
   }
 
   /** The worker hears pushes (Store.onPushed): its claims that run dry may name it to the next add. */
@@ -91,6 +94,7 @@ export class Upkeep<Data, Result> {
   }
 
   start(): void {
+    this.heartbeat.start();
     this.leaseKeeper.start();
     this.reaper.start();
     this.promoter.start();
@@ -109,6 +113,11 @@ export class Upkeep<Data, Result> {
   /** Closing, last steps: once no job is held. */
   stopLeases(): void {
     this.leaseKeeper.stop();
+  }
+
+  /** Closing: the worker leaves its queue's workers list (queue.getWorkers()). */
+  stopBeating(): Promise<void> {
+    return this.heartbeat.stop();
   }
 
   /**

@@ -53,5 +53,6 @@ export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, 
   }
   await step('hand back the rest', () => Promise.all(slots.values().map((h) => w.handBack(h))));
   await step('stop renewing leases', () => w.upkeep.stopLeases());
+  await step('leave the workers list', () => w.upkeep.stopBeating());
   await step('unsubscribe', () => w.upkeep.stopListening());
 }

@@ -57,6 +57,8 @@ export interface QueueKeys {
   readonly flowIntents: string;
   /** Schedulers of this queue (zset, score = pending tick ms, +inf when none; lua/includes/schedulers). */
   readonly schedulers: string;
+  /** The queue's live workers: worker id -> JSON heartbeat (lua/worker-beat.lua, lib/store/worker-registry.ts). */
+  readonly workers: string;
   /** Prefix of scheduler hashes: `schedulerPrefix + id`. */
   readonly schedulerPrefix: string;
   scheduler(id: string): string;
@@ -164,6 +166,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     outbox: `${base}:outbox`,
     flowIntents: `${base}:flow-intents`,
     schedulers: `${base}:schedulers`,
+    workers: `${base}:workers`,
     schedulerPrefix,
     scheduler: (id) => schedulerPrefix + id,
     flowDecision: (token) => `${base}:flow-decision:${token}`,

@@ -12,6 +12,7 @@ import type {
   JobCounts, JobRecord, JobState, Lease, NewJob, PromoteOutcome, QueueLimits, ReapOutcome, ReleaseOutcome, Store,
 } from './store.js';
 import { verifyQueue, verifyWatchedKeys } from './verify.js';
+import { liveWorkers, type WorkerBeat, type WorkerInfo } from './worker-registry.js';
 import { openDuplicate, readQuietly } from './quiet-read.js';
 import { ClusterClient } from './cluster-client.js';
 import { mappingUnavailable } from './redis-client.js';
@@ -114,6 +115,19 @@ export class RedisStore extends RedisStoreBase implements Store {
 
   async updateData(queue: string, lease: Lease, data: string): Promise<boolean> {
     return decodeFlag('updateData', await this.run('updateData', queue, [lease.token, data], lease.id));
+  }
+
+  async beat(queue: string, worker: WorkerBeat, staleMs: number): Promise<void> {
+    const { id, ...info } = worker;
+    await this.run('workerBeat', queue, [id, JSON.stringify(info), staleMs]);
+  }
+
+  async forgetWorker(queue: string, id: string): Promise<void> {
+    await this.run('workerBeat', queue, [id, '', 0]);
+  }
+
+  async listWorkers(queue: string, staleMs: number): Promise<WorkerInfo[]> {
+    return liveWorkers(await this.run('workerList', queue, []), staleMs);
   }
 
   async log(queue: string, lease: Lease, line: string, keep: number): Promise<number | null> {

@@ -2,6 +2,7 @@ import type {
   AddBatchOutcome, AddOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, FailOutcome, Failure, Fetch, JobRecord, Lease, NewJob, ReleaseOutcome, Store,
 } from './store.js';
 import type { Completion, CompleteManyOutcome, CompletionStatus } from './completion.js';
+import type { WorkerBeat, WorkerInfo } from './worker-registry.js';
 import { shardIndex, shardKeyOf } from './shard-route.js';
 import { ShardedReads } from './sharded-reads.js';
 
@@ -178,6 +179,19 @@ export class ShardedStore extends ShardedReads implements Store {
   progress(queue: string, lease: Lease, progress: string): Promise<boolean> {
     if (queue !== this.queue) return this.base.progress(queue, lease, progress);
     return this.onLease(lease, (name) => this.base.progress(name, lease, progress), false);
+  }
+
+  // One workers list for the sharded queue, kept with its first shard.
+  async beat(queue: string, worker: WorkerBeat, staleMs: number): Promise<void> {
+    return this.base.beat(queue === this.queue ? await this.at(0) : queue, worker, staleMs);
+  }
+
+  async forgetWorker(queue: string, id: string): Promise<void> {
+    return this.base.forgetWorker(queue === this.queue ? await this.at(0) : queue, id);
+  }
+
+  async listWorkers(queue: string, staleMs: number): Promise<WorkerInfo[]> {
+    return this.base.listWorkers(queue === this.queue ? await this.at(0) : queue, staleMs);
   }
 
   updateData(queue: string, lease: Lease, data: string): Promise<boolean> {

@@ -9,6 +9,8 @@ export type { Completion, CompletionStatus, CompleteManyOutcome } from './comple
 import type { AddFlowOutcome, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode } from './flow-records.js';
 export type { AddFlowOutcome, ChildFailure, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode, StoredFailurePolicy } from './flow-records.js';
 import type { GroupLimits, GroupState, QueueLimits } from './limit-records.js';
+import type { WorkerRegistry } from './worker-registry.js';
+export type { WorkerBeat, WorkerInfo, WorkerRegistry } from './worker-registry.js';
 export type { GroupLimits, GroupState, QueueLimits, RateLimit } from './limit-records.js';
 
 /**
@@ -198,7 +200,7 @@ export type JobCounts = Record<JobState, number> & { readonly paused: number };
  * cancel, redrive) also tells its parent before it resolves: how is the
  * store's business (Redis: an outbox, because a flow spans hash slots).
  */
-export interface Store {
+export interface Store extends WorkerRegistry {
   readonly notify: NotifyAdapter;
   /** The time the store's transitions use, when it is not the system's (MemoryStore); the engine's timers follow it. */
   readonly clock?: Clock;

@@ -16,6 +16,7 @@ import { newQueue, toRecord, type MemQueue } from './memory-state.js';
 import type { Ctx, Signals } from './memory-moves.js';
 import { MemoryNotify } from './memory-notify.js';
 import * as Q from './memory-queue.js';
+import { MemoryWorkers } from './memory-workers.js';
 
 export interface MemoryStoreOptions {
   /** 'real' (default): time flows, and clock.advance(ms) jumps ahead; 'manual': time moves only by clock.advance(ms). Or a clock to share. */
@@ -49,6 +50,7 @@ export class MemoryStore implements S.Store {
   /** Cron and every-N schedulers, on the store's clock. */
   readonly schedulers = new MemorySchedulers((what, queue, body) => this.run(what, queue, body));
   private readonly queues = new Map<string, MemQueue>();
+  private readonly workers = new MemoryWorkers();
   /** Event streams by queue: a reader may wait on one before its queue has a job. */
   private readonly streams = new Map<string, MemStream>();
   private closed = false;
@@ -217,6 +219,9 @@ export class MemoryStore implements S.Store {
 
   progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> { return this.run('progress', queue, (ctx) => recordProgress(ctx, lease, progress)); }
   updateData(queue: string, lease: S.Lease, data: string): Promise<boolean> { return this.run('updateData', queue, (ctx) => recordData(ctx, lease, data)); }
+  beat(queue: string, worker: S.WorkerBeat, staleMs: number): Promise<void> { return this.run('beat', queue, (ctx) => this.workers.beat(queue, worker, staleMs, ctx.now)); }
+  forgetWorker(queue: string, id: string): Promise<void> { return this.run('forgetWorker', queue, () => this.workers.forget(queue, id)); }
+  listWorkers(queue: string, staleMs: number): Promise<S.WorkerInfo[]> { return this.run('listWorkers', queue, (ctx) => this.workers.list(queue, staleMs, ctx.now)); }
 
   log(queue: string, lease: S.Lease, line: string, keep: number): Promise<number | null> { return this.run('log', queue, (ctx) => appendLog(ctx, lease, line, keep)); }
 

@@ -15,7 +15,7 @@ describe('README command line', () => {
     await h.queue('emails').add('welcome', 1);
     const [help, counts] = await Promise.all([runCli(['--help'], cliEnv(store.prefix)), runCli(['counts'], cliEnv(store.prefix))]);
     const used = [...SECTION.matchAll(/^spool (\w+)/gm)].map((m) => m[1]!);
-    expect(new Set(used)).toEqual(new Set(['queues', 'counts', 'list', 'show', 'redrive', 'cancel', 'promote', 'purge', 'pause', 'resume', 'export', 'events', 'watch']));
+    expect(new Set(used)).toEqual(new Set(['queues', 'counts', 'workers', 'list', 'show', 'redrive', 'cancel', 'promote', 'purge', 'pause', 'resume', 'export', 'events', 'watch']));
     for (const command of used) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     const header = (text: string) => text.split('\n').find((l) => l.startsWith('│ queue'))!.replace(/\s+/g, ' ');
     expect(header(counts.stdout)).toBe(header(SECTION));

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createWriteStream } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -21,6 +21,22 @@ describe('README operating examples', () => {
   // The dead-letters example writes its file into a temp dir: later suites in this jest worker need the repo as cwd.
   const home = process.cwd();
   afterEach(() => process.chdir(home));
+
+  it('Workers: each running worker is listed from its heartbeat', async () => {
+    const queue = h.queue('emails');
+    const worker = h.worker('emails', async () => 'ok', { concurrency: 10 });
+    await waitFor(async () => (await queue.getWorkers()).length === 1, { message: 'the worker listed' });
+    const printed: unknown[][] = [];
+    const console = { log: (...args: unknown[]) => printed.push(args) };
+
+    for (const w of await queue.getWorkers()) {
+      console.log(w.id, w.hostname, w.pid, `${w.running}/${w.concurrency}`, new Date(w.seenAt));
+    }
+
+    expect(printed).toHaveLength(1);
+    expect(printed[0]!.slice(0, 4)).toEqual([worker.id, hostname(), process.pid, '0/10']);
+    expect(printed[0]![4]).toBeInstanceOf(Date);
+  });
 
   it('Dead letters: pages, text search, redrive, purge, NDJSON export, bulk cancel and promote', async () => {
     const store = h.store;

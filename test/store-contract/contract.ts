@@ -9,6 +9,7 @@ import { limitCases } from './cases-limits.js';
 import { opsCases } from './cases-ops.js';
 import { schedulerCases } from './cases-schedulers.js';
 import { recordCases } from './cases-records.js';
+import { workerCases } from './cases-workers.js';
 
 export type WorkerExtra = Omit<WorkerOptions, 'store'>;
 
@@ -72,5 +73,6 @@ export function storeContract(label: string, open: () => Promise<Store>, close: 
     opsCases(env);
     eventCases(env);
     schedulerCases(env);
+    workerCases(env);
   });
 }

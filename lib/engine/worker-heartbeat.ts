@@ -1,0 +1,68 @@
+import { hostname } from 'node:os';
+import { clockOf, type ClockTimer } from '../store/clock.js';
+import type { Store } from '../store/store.js';
+import type { WorkerBeat } from '../store/worker-registry.js';
+
+/** How often a running worker says it is alive (queue.getWorkers()). */
+export const WORKER_BEAT_MS = 5_000;
+/** A worker whose last heartbeat is older than this is taken for gone (three missed beats). */
+export const WORKER_STALE_MS = 3 * WORKER_BEAT_MS;
+
+export interface HeartbeatOptions {
+  readonly store: Store;
+  readonly queue: string;
+  readonly workerId: string;
+  readonly concurrency: number;
+  /** Jobs the worker holds right now. */
+  readonly running: () => number;
+  readonly report: (err: unknown, context: string) => void;
+}
+
+/**
+ * A running worker's entry in its queue's workers list (lib/store/worker-registry):
+ * one heartbeat at start and every WORKER_BEAT_MS on the store's clock (a
+ * MemoryStore's manual clock moves it too), dropped when the worker closes.
+ * A failed heartbeat is reported and the next one tries again: the list is
+ * for operators, never a reason for a worker to stop.
+ */
+export class WorkerHeartbeat {
+  private timer: ClockTimer | undefined;
+  private startedAt = 0;
+  private stopped = false;
+
+  constructor(private readonly o: HeartbeatOptions) {}
+
+  start(): void {
+    this.startedAt = clockOf(this.o.store).now();
+    void this.beat();
+  }
+
+  /** No more heartbeats; the entry goes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clockOf(this.o.store).clearTimeout(this.timer);
+    // A worker closing while Redis is away leaves an entry that reads leave out once stale (WORKER_STALE_MS).
+    await this.o.store.forgetWorker(this.o.queue, this.o.workerId).catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    if (this.stopped) return;
+    const info: WorkerBeat = {
+      id: this.o.workerId,
+      hostname: hostname(),
+      pid: process.pid,
+      concurrency: this.o.concurrency,
+      running: this.o.running(),
+      startedAt: this.startedAt,
+    };
+    try {
+      await this.o.store.beat(this.o.queue, info, WORKER_STALE_MS);
+    } catch (err) {
+      this.o.report(err, 'the worker heartbeat failed');
+    }
+    if (this.stopped) return;
+    const timer = clockOf(this.o.store).setTimeout(() => void this.beat(), WORKER_BEAT_MS);
+    (timer as { unref?: () => void } | undefined)?.unref?.();
+    this.timer = timer;
+  }
+}

@@ -1,0 +1,21 @@
+import { byStart, type WorkerBeat, type WorkerInfo } from '../store/worker-registry.js';
+
+/** lua/worker-beat.lua and worker-list.lua for MemoryStore: each queue's live workers, by the store's clock. */
+export class MemoryWorkers {
+  private readonly byQueue = new Map<string, Map<string, WorkerInfo>>();
+
+  beat(queue: string, worker: WorkerBeat, staleMs: number, now: number): void {
+    let workers = this.byQueue.get(queue);
+    if (!workers) this.byQueue.set(queue, (workers = new Map()));
+    workers.set(worker.id, { ...worker, seenAt: now });
+    for (const [id, w] of workers) if (w.seenAt < now - staleMs) workers.delete(id);
+  }
+
+  forget(queue: string, id: string): void {
+    this.byQueue.get(queue)?.delete(id);
+  }
+
+  list(queue: string, staleMs: number, now: number): WorkerInfo[] {
+    return [...(this.byQueue.get(queue)?.values() ?? [])].filter((w) => w.seenAt >= now - staleMs).sort(byStart);
+  }
+}
