@@ -48,13 +48,19 @@ export class DashboardReader {
     pairs.sort((a, b) => a[1].name.localeCompare(b[1].name) || a[0].localeCompare(b[0]));
     return Promise.all(
       pairs.map(async ([connection, q]) => {
-        const [metrics, paused, pausedNames] = await Promise.all([q.getMetrics(), q.isPaused(), q.pausedNames()]);
+        const [metrics, paused, pausedNames, workers] = await Promise.all([q.getMetrics(), q.isPaused(), q.pausedNames(), q.getWorkers()]);
         return {
           connection,
           queue: q.name,
           counts: metrics.counts,
           paused,
           pausedNames,
+          workers: {
+            count: workers.length,
+            held: workers.reduce((sum, w) => sum + w.running, 0),
+            slots: workers.reduce((sum, w) => sum + w.concurrency, 0),
+            hosts: [...new Set(workers.map((w) => w.hostname))],
+          },
           oldestWaitingMs: metrics.oldestWaitingMs,
           minutes: metrics.minutes.map((m) => ({ at: m.at, completed: m.completed, failed: m.failed })),
         };

@@ -51,10 +51,16 @@ describe('dashboard in a real browser (sample app, chromium)', () => {
     await waitFor(async () => (await queue.getJob(id))?.state === want, { timeout: 10_000, message: `job ${id} of ${queue.name} to be ${want}` });
   }
 
-  it('lists the queues on the overview', async () => {
+  it('lists the queues on the overview, with the workers serving each', async () => {
+    // The sample app runs one processor per queue: each worker's heartbeat is on the page once it was sent.
+    await waitFor(async () => (await emails.getWorkers()).length === 1, { message: 'the emails worker heard from' });
+    const workers = await emails.getWorkers();
     await page.goto(url);
     const names = await page.locator('table.overview tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-queue')));
     expect(names).toEqual(['emails', 'orders', 'reports', 'warehouse']);
+    const cell = page.locator('tr[data-queue="emails"] td:nth-child(3)');
+    expect(await cell.innerText()).toBe('1');
+    expect(await cell.getAttribute('title')).toBe(`0 of ${workers[0]!.concurrency} slots busy on ${workers[0]!.hostname}`);
   });
 
   it('opens failed jobs, redrives one, and sees it complete', async () => {

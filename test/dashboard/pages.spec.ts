@@ -25,6 +25,8 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
       expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
       expect(page.text).toContain('>mail</a>');
       expect(page.text).toContain('>billing</a>');
+      // No processor in this app: no worker heartbeat, said as such.
+      expect(page.text).toContain('<td class="num zero" title="no worker heartbeat in the last 15 s">0</td>');
       const q = await http.get('/ops/queues/default/mail?state=waiting').expect(200);
       expect(q.text).not.toContain('data-action');
       const { cookie } = csrfOf(page);
