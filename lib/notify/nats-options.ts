@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../common/errors.js';
+import { parseJsonObject } from '../common/json-object.js';
 import { assertKnownKeys, assertPlainObject, describe } from '../common/validation.js';
 import type { SpoolLogger } from '../logger.js';
 import type { Announcement } from './notify-adapter.js';
@@ -66,13 +67,8 @@ export function encodeNats(a: Announcement): string {
 
 /** A payload back into an announcement; null for anything that is not one of ours. */
 export function decodeNats(raw: string): Announcement | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
+  const value = parseJsonObject(raw);
+  if (!value) return null;
   const a = value as Partial<Record<'channel' | 'message' | 'hints', unknown>>;
   const m = (typeof a.message === 'object' && a.message !== null ? a.message : {}) as Record<string, unknown>;
   const text = (v: unknown): v is string => typeof v === 'string';

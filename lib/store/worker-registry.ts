@@ -1,3 +1,4 @@
+import { parseJsonObject } from '../common/json-object.js';
 import { ReplyShapeError } from './errors.js';
 
 /**
@@ -36,14 +37,8 @@ export interface WorkerRegistry {
 
 /** A stored heartbeat read back, or undefined when it is not one (a hand-edited key): it is left out. */
 export function decodeWorker(id: string, json: string): WorkerInfo | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
+  const v = parseJsonObject(json);
+  if (!v) return undefined;
   const num = (k: string): number | undefined => (typeof v[k] === 'number' && Number.isFinite(v[k]) ? (v[k] as number) : undefined);
   const [pid, concurrency, running, startedAt, seenAt] = [num('pid'), num('concurrency'), num('running'), num('startedAt'), num('seenAt')];
   if (typeof v.hostname !== 'string' || pid === undefined || concurrency === undefined || running === undefined || startedAt === undefined || seenAt === undefined) {
