@@ -320,7 +320,7 @@ export class Queue<Data = unknown, Result = unknown> {
     return this.schedulers.remove(id);
   }
 
-  /** The workers serving this queue (heartbeats under 15 s old), oldest started first: host, pid, concurrency, jobs held. */
+  /** Workers heard from in the last 15 s (lib/store/worker-registry), oldest started first. */
   getWorkers(): Promise<WorkerInfo[]> {
     return this.store.listWorkers(this.name, WORKER_STALE_MS);
   }

@@ -59,6 +59,8 @@ export interface QueueKeys {
   readonly schedulers: string;
   /** The queue's live workers: worker id -> JSON heartbeat (lua/worker-beat.lua, lib/store/worker-registry.ts). */
   readonly workers: string;
+  /** The same workers by last heartbeat (zset, score = seenAt ms): stale ones are found without reading them all. */
+  readonly workersSeen: string;
   /** Prefix of scheduler hashes: `schedulerPrefix + id`. */
   readonly schedulerPrefix: string;
   scheduler(id: string): string;
@@ -167,6 +169,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     flowIntents: `${base}:flow-intents`,
     schedulers: `${base}:schedulers`,
     workers: `${base}:workers`,
+    workersSeen: `${base}:workers-seen`,
     schedulerPrefix,
     scheduler: (id) => schedulerPrefix + id,
     flowDecision: (token) => `${base}:flow-decision:${token}`,

@@ -17,7 +17,8 @@ export type KeyName =
   | 'schedulers'
   | 'schedulerPrefix'
   | 'scheduler'
-  | 'workers';
+  | 'workers'
+  | 'workersSeen';
 
 /** Keys named after one job (or, for `scheduler`, one scheduler): the caller passes its id. */
 const JOB_KEYS = ['job', 'logs', 'deps', 'results', 'failures', 'scheduler'] as const;
@@ -65,7 +66,7 @@ export const SCRIPTS = {
   extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease', argv: ['lease duration ms'], argvRest: 'pairs: job id, lease token' },
   progress: { file: 'progress', queue: false, keys: ['job'], argv: ['lease token', 'progress'] },
   updateData: { file: 'update-data', queue: false, keys: ['job'], argv: ['lease token', 'data'] },
-  workerBeat: { file: 'worker-beat', queue: false, keys: ['workers'], argv: ['worker id', 'info', 'stale ms'] },
+  workerBeat: { file: 'worker-beat', queue: false, keys: ['workers', 'workersSeen'], argv: ['worker id', 'info', 'stale ms'] },
   workerList: { file: 'worker-list', queue: false, keys: ['workers'], argv: [] },
   log: { file: 'log', queue: false, keys: ['job', 'logs', 'meta'], argv: ['lease token', 'line', 'keep'] },
   // Flows (parent/child) and dead-letter operations.
