@@ -98,6 +98,7 @@ export {
   ReplyShapeError,
   FlowAddAbandonedError,
   RedisUnavailableError,
+  CommandTimeoutError,
   RedisOutOfMemoryError,
 } from '../store/errors.js';
 export { UnsupportedServerError } from '../store/server-checks.js';

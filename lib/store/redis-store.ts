@@ -13,9 +13,7 @@ import type {
 } from './store.js';
 import { verifyQueue, verifyWatchedKeys } from './verify.js';
 import { liveWorkers, type WorkerBeat, type WorkerInfo } from './worker-registry.js';
-import { openDuplicate, readQuietly } from './quiet-read.js';
-import { ClusterClient } from './cluster-client.js';
-import { mappingUnavailable } from './redis-client.js';
+import { openReaderFor, readQuietly, slotMoved } from './quiet-read.js';
 import { ReplyShapeError } from './errors.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import type { Completion, CompleteManyOutcome, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
@@ -218,12 +216,16 @@ export class RedisStore extends RedisStoreBase implements Store {
   async verify(queue: string): Promise<string[]> {
     const keys = this.keysOf(queue);
     const command = this.command('verify');
-    // WATCH and MULTI go to the master of the queue's slot: on a cluster, a duplicate of that node's client.
-    const open = async () => {
-      const base = command instanceof ClusterClient ? await command.clientFor(keys.meta) : command;
-      return mappingUnavailable(await openDuplicate(base, 'verify'), 'verify');
-    };
-    return readQuietly(open, verifyWatchedKeys(keys), (client) => verifyQueue(client, keys));
+    // WATCH and MULTI need a connection of verify's own, on the node that serves the queue's slot.
+    const read = () => readQuietly(() => openReaderFor(command, keys.meta, this.replyClock, 'verify'), verifyWatchedKeys(keys), (client) => verifyQueue(client, keys));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        // The slot moved to another node meanwhile (a failover, a resharding): read it again there.
+        if (!slotMoved(err) || attempt === 3) throw err;
+      }
+    }
   }
 
   /**
