@@ -86,9 +86,9 @@ export class RedisStore extends RedisStoreBase implements Store {
     return decodeReap(await this.run('reap', queue, [maxStalled, limit]));
   }
 
-  async reserveIds(queue: string, count: number): Promise<number> {
+  async reserveIds(queue: string, count: number, taken?: string): Promise<number> {
     // One HINCRBY (lua/reserve-ids): atomic, so two producers never draw the same ids.
-    return Number(await this.run('reserveIds', queue, [count]));
+    return Number(await this.run('reserveIds', queue, [count, taken ?? '']));
   }
 
   async cancel(queue: string, id: string): Promise<CancelOutcome> {

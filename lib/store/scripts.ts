@@ -77,7 +77,7 @@ export const SCRIPTS = {
   redrive: { file: 'redrive', queue: true, keys: ['job', 'deps', 'waitingChildren'], argv: ['job id'] },
   remove: { file: 'remove', queue: true, keys: ['job', 'deps'], argv: ['job id'] },
   watch: { file: 'watch', queue: false, keys: ['job'], argv: [] },
-  reserveIds: { file: 'reserve-ids', queue: false, keys: ['meta', 'jobPrefix'], argv: ['count'] },
+  reserveIds: { file: 'reserve-ids', queue: false, keys: ['meta', 'jobPrefix'], argv: ['count', 'taken id'] },
   // Schedulers (lib/engine/schedulers.ts); promote advances them.
   schedulerUpsert: {
     file: 'scheduler-upsert', queue: true, keys: ['schedulers', 'scheduler'],
