@@ -21,6 +21,7 @@ describe('chaos: the master is demoted between a write and its WAIT', () => {
   /** Set: the next WAIT meets a demoted master. */
   let demoteAtNextWait = false;
   const waitReplies: string[] = [];
+  let waits = 0;
 
   const linkUp = async (client: ReturnType<typeof createClient>) =>
     waitFor(async () => /master_link_status:up/.test(String(await client.sendCommand(['INFO', 'replication']))), { timeout: 10_000, message: 'replica in sync' });
@@ -53,6 +54,7 @@ describe('chaos: the master is demoted between a write and its WAIT', () => {
     await raw.connect();
     const hooked: RedisClientLike = Object.assign(Object.create(raw) as RedisClientLike, {
       sendCommand: async (args: readonly string[]) => {
+        if (args[0] === 'WAIT') waits += 1;
         if (args[0] !== 'WAIT' || !demoteAtNextWait) return raw.sendCommand([...args]);
         demoteAtNextWait = false;
         await failover();
@@ -99,6 +101,7 @@ describe('chaos: the master is demoted between a write and its WAIT', () => {
       runs += 1;
       // The next WAIT is this job's completion's (claims, renewals and heartbeats are never waited for).
       demoteAtNextWait = true;
+      waits = 0;
       return 'done';
     }, { store, concurrency: 1, lockDuration: 30_000, pollInterval: 60_000 });
     const errors: Error[] = [];
@@ -110,6 +113,8 @@ describe('chaos: the master is demoted between a write and its WAIT', () => {
       expect(waitReplies[0]).toMatch(/^ERR WAIT cannot be used with replica instances/);
       expect(errors).toEqual([expect.any(ReplicationTimeoutError)]);
       expect(errors[0]).toMatchObject({ demoted: true, permanent: false, script: 'complete' });
+      // The completion was written again (and confirmed) on the master that is back: two WAITs, the refused one and the retry's.
+      await waitFor(() => waits === 2, { message: "the retried completion's WAIT" });
       expect(runs).toBe(1);
       expect(await queue.verify()).toEqual([]);
     } finally {
