@@ -55,26 +55,40 @@ export class ReplyClock {
   bound<T>(what: string, connection: () => object | undefined, reply: Promise<T>, extraMs = 0, onTimeout?: () => void): Promise<T> {
     const started = performance.now() + extraMs;
     return new Promise<T>((resolve, reject) => {
-      let timer: NodeJS.Timeout;
+      let timer: NodeJS.Timeout | undefined;
+      let again: NodeJS.Immediate | undefined;
+      let looked = false;
       const check = (): void => {
         const on = connection();
         const since = Math.max(started, (on && this.lastReply.get(on)) ?? 0);
         const silent = performance.now() - since;
         if (silent < this.timeoutMs) {
+          looked = false;
           timer = setTimeout(check, Math.max(1, this.timeoutMs - silent));
+          return;
+        }
+        // NOTE: timers run before the event loop reads sockets, so after a long busy stretch of this
+        // process (a big pipeline being built) replies may wait unread: look once more after the I/O.
+        if (!looked) {
+          looked = true;
+          again = setImmediate(check);
           return;
         }
         onTimeout?.();
         reject(new CommandTimeoutError(what, this.timeoutMs));
       };
       timer = setTimeout(check, this.timeoutMs + extraMs);
+      const stop = (): void => {
+        clearTimeout(timer);
+        clearImmediate(again);
+      };
       reply.then(
         (value) => {
-          clearTimeout(timer);
+          stop();
           resolve(value);
         },
         (err: unknown) => {
-          clearTimeout(timer);
+          stop();
           reject(err);
         },
       );

@@ -68,9 +68,11 @@ export class ScriptRunner {
     const giveUpAt = Date.now() + this.transientRetryMs;
     let useEval = false;
     for (let attempt = 0; ; attempt++) {
+      // Outside the try: a store that is not connected says so (StoreNotConnectedError), it is not Redis being unreachable.
+      const client = this.client();
       let served: Served;
       try {
-        served = await sendServed(this.client(), command);
+        served = await sendServed(client, command);
       } catch (err) {
         if (err instanceof CommandTimeoutError) throw err.about(`script ${name}`);
         if (!(err instanceof ErrorReply)) throw new RedisUnavailableError(`script ${name}`, err);
