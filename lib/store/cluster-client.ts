@@ -207,8 +207,6 @@ export class ClusterClient implements RedisClientLike {
       return { reply: await connection.sendCommand(args), connection };
     }
     const execute = this.cluster._execute;
-    // NOTE: without node-redis's routing hook (a version that renamed it) the key's master is looked up again after the reply.
-    if (typeof execute !== 'function') return { reply: await this.cluster.sendCommand(key, false, [...args]), connection: await this.clientFor(key) };
     let served: NodeClient | undefined;
     let abandoned = false;
     const run = (node: NodeClient, options: CommandOptions): Promise<unknown> => {
@@ -218,11 +216,12 @@ export class ClusterClient implements RedisClientLike {
       const reply = node.sendCommand(args, options);
       return this.clock ? this.clock.noting(node, reply) : reply;
     };
-    const routed = execute.call(this.cluster, { firstKey: key }, false, this.cluster._commandOptions, run);
+    // NOTE: without node-redis's routing hook (a version that renamed it) the key's master is looked up again after the reply.
+    const routed = typeof execute === 'function' ? execute.call(this.cluster, { firstKey: key }, false, this.cluster._commandOptions, run) : this.cluster.sendCommand(key, false, [...args]);
     const reply = this.clock
       ? await this.clock.bound(args[0] ?? 'command', () => served, routed, waitAllowance(args), () => (abandoned = true))
       : await routed;
-    return { reply, connection: this.view(served!) };
+    return { reply, connection: served ? this.view(served) : await this.clientFor(key) };
   }
 
   /** The connected client of the master that serves `key`'s slot in the current slot map. */
