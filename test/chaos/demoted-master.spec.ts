@@ -106,15 +106,18 @@ describe('chaos: the master is demoted between a write and its WAIT', () => {
     }, { store, concurrency: 1, lockDuration: 30_000, pollInterval: 60_000 });
     const errors: Error[] = [];
     worker.on('error', (err) => errors.push(err));
+    const completed: string[] = [];
+    worker.on('completed', (done) => completed.push(done.id));
     try {
       const job = await queue.add('x', {}, { jobId: 'c1' });
-      // The lease (30 s) outlives the test: only the worker's own retry can complete the job in time.
-      await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 10_000, interval: 50, message: 'the job completed' });
+      // The worker says completed once its write is confirmed; the lease (30 s) outlives the test, so only its own retry can.
+      await waitFor(() => completed.length === 1, { timeout: 10_000, message: 'the worker completed the job' });
       expect(waitReplies[0]).toMatch(/^ERR WAIT cannot be used with replica instances/);
       expect(errors).toEqual([expect.any(ReplicationTimeoutError)]);
       expect(errors[0]).toMatchObject({ demoted: true, permanent: false, script: 'complete' });
       // The completion was written again (and confirmed) on the master that is back: two WAITs, the refused one and the retry's.
-      await waitFor(() => waits === 2, { message: "the retried completion's WAIT" });
+      expect(waits).toBe(2);
+      expect((await queue.getJob(job.id))?.state).toBe('completed');
       expect(runs).toBe(1);
       expect(await queue.verify()).toEqual([]);
     } finally {
