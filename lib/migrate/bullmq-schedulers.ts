@@ -40,7 +40,7 @@ function templateOptions(opts: Record<string, unknown>, notes: string[]): Schedu
   const keep = (v: unknown): Retention | undefined => (typeof v === 'boolean' || typeof v === 'number' || (v !== null && typeof v === 'object') ? (v as Retention) : undefined);
   const backoff = opts.backoff;
   return {
-    ...(typeof opts.attempts === 'number' && { attempts: opts.attempts }),
+    ...(typeof opts.attempts === 'number' && opts.attempts > 1 && { attempts: Math.floor(opts.attempts) }),
     ...(typeof backoff === 'number' && { backoff }),
     ...(backoff !== null && typeof backoff === 'object' && { backoff: backoff as SchedulerJobOptions['backoff'] }),
     ...(typeof opts.priority === 'number' && opts.priority > 0 && { priority: opts.priority }),
@@ -111,7 +111,7 @@ export async function readSchedulers(source: BullSource, now: number): Promise<S
       continue;
     }
     if (pattern !== undefined && every !== undefined) every = undefined;
-    if (hash.offset !== undefined && every === undefined) notes.push(`offset ${hash.offset} not carried (cron patterns fix their own times)`);
+    if (num(hash.offset) && every === undefined) notes.push(`offset ${hash.offset} not carried (cron patterns fix their own times)`);
     if (endDate !== undefined && endDate < now) {
       out.push({ key, skip: `ended at ${new Date(endDate).toISOString()}` });
       continue;

@@ -71,10 +71,8 @@ export class BullSource {
     let skip = 0;
     let last: number | undefined;
     for (;;) {
-      const flat = await this.send<string[]>(['ZRANGE', this.key(index), min, '+inf', 'BYSCORE', 'LIMIT', String(skip), String(size), 'WITHSCORES']);
-      if (flat.length === 0) return;
-      const page: { id: string; score: number }[] = [];
-      for (let i = 0; i < flat.length; i += 2) page.push({ id: flat[i]!, score: Number(flat[i + 1]) });
+      const page = withScores(await this.send<ScoredReply>(['ZRANGE', this.key(index), min, '+inf', 'BYSCORE', 'LIMIT', String(skip), String(size), 'WITHSCORES']));
+      if (page.length === 0) return;
       yield page;
       if (page.length < size) return;
       // Next page: from the last score read, past the members of that score already read.
@@ -135,10 +133,7 @@ export class BullSource {
 
   /** Job schedulers and legacy repeatable jobs: id (or repeat key) and the next run (ms). */
   async repeats(): Promise<{ readonly key: string; readonly next: number }[]> {
-    const flat = await this.send<string[]>(['ZRANGE', this.key('repeat'), '0', '-1', 'WITHSCORES']);
-    const out: { key: string; next: number }[] = [];
-    for (let i = 0; i < flat.length; i += 2) out.push({ key: flat[i]!, next: Number(flat[i + 1]) });
-    return out;
+    return withScores(await this.send<ScoredReply>(['ZRANGE', this.key('repeat'), '0', '-1', 'WITHSCORES'])).map((e) => ({ key: e.id, next: e.score }));
   }
 
   async repeatHash(key: string): Promise<Record<string, string>> {
@@ -164,6 +159,19 @@ export class BullSource {
   async removeRepeat(key: string): Promise<void> {
     await Promise.all([this.send(['ZREM', this.key('repeat'), key]), this.send(['DEL', this.key(`repeat:${key}`)])]);
   }
+}
+
+/** ZRANGE WITHSCORES: a flat list (RESP2), or [member, score] pairs (RESP3). */
+type ScoredReply = (string | number | [string, string | number])[];
+
+function withScores(reply: ScoredReply): { id: string; score: number }[] {
+  const out: { id: string; score: number }[] = [];
+  for (let i = 0; i < reply.length; i++) {
+    const entry = reply[i]!;
+    if (Array.isArray(entry)) out.push({ id: String(entry[0]), score: Number(entry[1]) });
+    else out.push({ id: String(entry), score: Number(reply[++i]) });
+  }
+  return out;
 }
 
 /** node-redis 6 answers HGETALL with an object (RESP2: a flat list in some setups): either becomes a record. */
