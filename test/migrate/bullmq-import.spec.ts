@@ -98,12 +98,12 @@ describe.each(BULLMQ)('importFromBullMQ from $label', ({ lib, legacy }) => {
 
   it('runs the jobs with Spool workers: BullMQ order (lifo first, priority after the rest), flows with their parents last', async () => {
     const order: string[] = [];
-    workers.push(new Worker('orders', async (job: Job) => void order.push(job.id), { store, concurrency: 1, claimBatch: 1 }));
+    workers.push(new Worker('orders', async (job: Job) => void order.push(job.id), { store, concurrency: 1, claimBatch: 1 }) as unknown as Worker);
     const emails: string[] = [];
     workers.push(new Worker('emails', async (job: Job) => {
       emails.push(job.id);
       return `sent ${(job.data as { to: string }).to}`;
-    }, { store }));
+    }, { store }) as unknown as Worker);
     await waitFor(() => order.includes('bundle-7'), { message: 'the flow parent ran after its children' });
     expect(emails.sort()).toEqual(['mail-a', 'mail-b']);
     // BullMQ takes its wait list from the right: the lifo job (pushed right), then the others oldest first.
