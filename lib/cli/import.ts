@@ -81,6 +81,7 @@ export const registerImport: Register = (program) => {
     .option('--dry-run', 'read and report what would be imported; write nothing')
     .option('--remove-imported', "delete each BullMQ job once its Spool copy is written (asks first)")
     .option('-y, --yes', 'do not ask for confirmation (required with --remove-imported when stdin is not a terminal)')
+    .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', '\nExamples:\n  spool import bullmq emails --from-url redis://old:6379 --dry-run\n  spool import bullmq orders emails --from-url redis://old:6379 --states delayed,failed,schedulers')
     .action(async (queues: string[], _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & ImportOptions>();
