@@ -19,6 +19,7 @@ import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from 
 import type { Completion, CompleteManyOutcome, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
 import { RedisStoreBase } from './redis-store-base.js';
+import { decodeImport, encodeImported, type ImportedJob, type ImportOutcome } from './import-records.js';
 
 export type { RedisConnection } from './command-connection.js';
 export type { ConnectOptions, RedisStoreConfig, RedisStoreOptions } from './store-options.js';
@@ -282,5 +283,11 @@ export class RedisStore extends RedisStoreBase implements Store {
 
   promoteJobs(queue: string, ids: readonly string[]): Promise<number> {
     return promoteBatch(this.runOps, queue, ids);
+  }
+
+  /** One script call for the batch (lua/import.lua): each job whole, with its history, or left as it is. */
+  async importJobs(queue: string, jobs: readonly ImportedJob[]): Promise<ImportOutcome[]> {
+    if (jobs.length === 0) return [];
+    return decodeImport(await this.run('importJobs', queue, [JSON.stringify(jobs.map(encodeImported))]), jobs.length);
   }
 }

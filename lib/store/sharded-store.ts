@@ -1,12 +1,14 @@
 import type {
-  AddBatchOutcome, AddOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, FailOutcome, Failure, Fetch, JobRecord, Lease, NewJob, ReleaseOutcome, Store,
+  AddBatchOutcome, AddOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, FailOutcome, Failure, Fetch, ImportedJob, ImportOutcome, JobRecord, Lease, NewJob,
+  ReleaseOutcome, Store,
 } from './store.js';
+import { StoreError } from './store.js';
+import { ShardedFlowError } from './sharded-base.js';
 import type { Completion, CompleteManyOutcome, CompletionStatus } from './completion.js';
 import type { WorkerBeat, WorkerInfo } from './worker-registry.js';
 import { shardIndex, shardKeyOf } from './shard-route.js';
 import { ShardedReads } from './sharded-reads.js';
 import { ID_BASE, NUMBERED_ID } from './numbered-ids.js';
-import { StoreError } from './store.js';
 
 /** A job of an add and its place in the caller's list. */
 interface Pending {
@@ -80,6 +82,26 @@ export class ShardedStore extends ShardedReads implements Store {
     const highest = taken.reduce((max, { job }) => (Number(job.id) > Number(max) ? job.id : max), taken[0]!.job.id);
     const last = await this.base.reserveIds(await this.at(0), taken.length, highest);
     return taken.map((entry, j) => ({ ...entry, job: { ...entry.job, id: String(ID_BASE + last - taken.length + 1 + j) } }));
+  }
+
+  /** Each job goes to the shard its id picks, as add() would send it; a flow parent or child is refused (flows cannot use a sharded queue). */
+  async importJobs(queue: string, jobs: readonly ImportedJob[]): Promise<ImportOutcome[]> {
+    const base = this.base.importJobs?.bind(this.base);
+    if (!base) throw new StoreError('the store beneath this sharded queue cannot import jobs', true);
+    if (queue !== this.queue) return base(queue, jobs);
+    if (jobs.some((j) => j.parent || (j.children?.length ?? 0) > 0 || (j.results?.length ?? 0) > 0)) throw new ShardedFlowError(this.queue);
+    const names = await this.shards();
+    const byShard = new Map<number, number[]>();
+    jobs.forEach((job, i) => {
+      const k = shardIndex(shardKeyOf(job), this.count);
+      byShard.set(k, [...(byShard.get(k) ?? []), i]);
+    });
+    const outcomes = new Array<ImportOutcome>(jobs.length);
+    for (const [k, positions] of byShard) {
+      const reply = await base(names[k]!, positions.map((i) => jobs[i]!));
+      reply.forEach((outcome, j) => (outcomes[positions[j]!] = outcome));
+    }
+    return outcomes;
   }
 
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {

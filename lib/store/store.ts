@@ -12,6 +12,8 @@ import type { GroupLimits, GroupState, QueueLimits } from './limit-records.js';
 import type { WorkerRegistry } from './worker-registry.js';
 import type { AddBatchOutcome, NewJob } from './add-records.js';
 export type { AddBatchOutcome, AddOutcome, NewJob } from './add-records.js';
+import type { ImportedJob, ImportOutcome } from './import-records.js';
+export type { ImportedJob, ImportOutcome, ImportState } from './import-records.js';
 export type { WorkerBeat, WorkerInfo, WorkerRegistry } from './worker-registry.js';
 export type { GroupLimits, GroupState, QueueLimits, RateLimit } from './limit-records.js';
 
@@ -160,7 +162,6 @@ export type CancelOutcome =
 /** Jobs per state (flow parents in 'waiting-children'); `paused` are waiting jobs that may not start (paused queue or name), not counted in `waiting`. */
 export type JobCounts = Record<JobState, number> & { readonly paused: number };
 
-
 /**
  * Storage behind the engine: one method per transition, each one atomic.
  * A second backend implements this interface without touching the engine.
@@ -300,6 +301,11 @@ export interface Store extends WorkerRegistry {
   promoteJobs(queue: string, ids: readonly string[]): Promise<number>;
   /** Opens a reader of the queue's event stream on a connection of its own. */
   openEvents(queue: string): EventReader;
+  /**
+   * Writes jobs from another queue system with their history (lib/migrate): per job 'imported', or 'exists' when
+   * its id names a job or was imported before, even one gone since. Absent: the store cannot import.
+   */
+  importJobs?(queue: string, jobs: readonly ImportedJob[]): Promise<ImportOutcome[]>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { MemoryEventReader, MemStream } from './memory-events.js';
 import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
 import { addJobs, appendLog, passTaken, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordData, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
 import { metricsOf } from './memory-metrics.js';
+import { importJobs } from './memory-import.js';
 import { pageOf, promoteJobs, purgeOf, redriveMany } from './memory-ops.js';
 import { MemorySchedulers } from './memory-schedulers.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
@@ -283,6 +284,10 @@ export class MemoryStore implements S.Store {
   }
 
   verify(queue: string): Promise<string[]> { return this.run('verify', queue, ({ q }) => Q.verifyQueue(q)); }
+
+  importJobs(queue: string, jobs: readonly S.ImportedJob[]): Promise<S.ImportOutcome[]> {
+    return this.run('importJobs', queue, (ctx) => importJobs(ctx, jobs));
+  }
 
   addFlow(nodes: readonly S.NewFlowNode[]): Promise<S.AddFlowOutcome> {
     return this.run('addFlow', nodes[0]?.queue ?? '', (_ctx, ctxOf) => addFlowNodes(ctxOf, nodes, decodeFlowNode));
