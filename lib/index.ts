@@ -1,7 +1,12 @@
-// spool: everything a Nest application writes code with, by name: the
-// engine (lib/engine/index.ts, also the engine-only entry spool/engine) and
-// the Nest module and the dashboard mounted in it. The Store contract types
-// are on spool/store.
+/**
+ * Everything a Nest application writes code with: the engine (`Queue`,
+ * `Worker`, `FlowProducer`, `RedisStore`, the errors), the Nest module with
+ * its decorators, and the dashboard. Needs the Nest peers; the same engine
+ * without Nest is `spool/engine`, the Store contract types are on `spool/store`.
+ *
+ * @module spool
+ */
+// Re-exports the engine (lib/engine/index.ts), the Nest module and the dashboard.
 
 export * from './engine/index.js';
 export * from './nest/index.js';

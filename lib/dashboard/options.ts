@@ -24,6 +24,10 @@ export interface QueueDashboardExtras {
 
 export const DEFAULT_DASHBOARD_PATH = '/queues';
 
+/**
+ * Nest's configurable-module parts for QueueDashboardModule.forRoot; DASHBOARD_OPTIONS is exported as
+ * `QUEUE_DASHBOARD_OPTIONS`, the injection token of the resolved `QueueDashboardOptions`.
+ */
 export const {
   ConfigurableModuleClass: DashboardModuleClass,
   MODULE_OPTIONS_TOKEN: DASHBOARD_OPTIONS,

@@ -15,6 +15,7 @@ export interface CustomBackoff {
   readonly type: 'custom';
 }
 
+/** How a job's retries are spaced: fixed or exponential (`BackoffOptions`), or the worker's own `backoffStrategy` (`CustomBackoff`). */
 export type Backoff = BackoffOptions | CustomBackoff;
 
 /** A worker's custom spacing: ms to wait before attempt `attempt + 1`; -1 or undefined stops retrying. */
@@ -32,6 +33,7 @@ export function backoffDelay(backoff: BackoffOptions, attempt: number, random: (
   return Math.round(capped * (1 - jitter * random()));
 }
 
+/** What `decideRetry()` decided for a failed attempt: when to retry, or the reason to dead-letter it. */
 export interface RetryDecision {
   /** ms until the retry, or -1 for the dead letters. */
   readonly delay: number;

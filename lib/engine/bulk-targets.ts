@@ -32,6 +32,7 @@ export interface FailedFilter {
   readonly until?: number | Date;
 }
 
+/** A page of dead letters for `queue.getFailed()`: the filters, a page size and the cursor of the previous page. */
 export interface FailedQuery extends FailedFilter {
   /** Jobs per page, 1 to 1,000. Default 50. */
   readonly limit?: number;
@@ -45,6 +46,7 @@ export interface FailedPage<Data = unknown, Result = unknown> {
   readonly cursor: string | null;
 }
 
+/** Options of `queue.redrive(...)`: whether attempts start again, and a delay before the jobs run. */
 export interface RedriveOptions {
   /** Attempts and stalls start again from 0. Default true. */
   readonly resetAttempts?: boolean;
@@ -52,6 +54,7 @@ export interface RedriveOptions {
   readonly delay?: number;
 }
 
+/** Options of `queue.purge(state, options)`: which finished jobs to delete. */
 export interface PurgeOptions {
   /** Only jobs finished at least this many ms ago. */
   readonly olderThan?: number;
@@ -60,6 +63,7 @@ export interface PurgeOptions {
   readonly limit?: number;
 }
 
+/** The states a job ends in; `queue.purge()` and `queue.exportJobs()` take one. */
 export type FinishedState = 'completed' | 'failed' | 'cancelled';
 
 /** Jobs to export: a name for any state; for failed also the dead-letter filters. */

@@ -23,4 +23,5 @@ export interface WorkerEvents<Data = unknown, Result = unknown> {
   closed: [];
 }
 
+/** The name of a worker event (`worker.on(name, ...)`, `@OnWorkerEvent(name)`). */
 export type WorkerEventName = keyof WorkerEvents;

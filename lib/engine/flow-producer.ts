@@ -9,6 +9,7 @@ import { assertKnownKeys, assertPlainObject, checkOptions, describe } from '../c
 import { Queue, recordOf } from './queue.js';
 import { captureTraceContext, inProducerSpan } from './tracing.js';
 
+/** Options of `new FlowProducer(...)`: the store, and the queues its flows may use. */
 export interface FlowProducerOptions {
   readonly store: Store;
   /**

@@ -17,6 +17,7 @@ export type ChildFailurePolicy =
   | 'ignoreDependencyOnFailure'
   | 'removeDependencyOnFailure';
 
+/** Each `ChildFailurePolicy` and the short form the store keeps in the child job. */
 export const CHILD_FAILURE_POLICIES: Readonly<Record<ChildFailurePolicy, StoredFailurePolicy>> = {
   failParentOnFailure: 'fail',
   continueParentOnFailure: 'continue',

@@ -1,7 +1,11 @@
-// spool/engine: the engine and the Redis store, without the Nest module.
-// Loads no @nestjs/* package (test/unit/entry-points.spec.ts checks it), so a
-// producer or worker without Nest installs only Spool and redis. The main
-// entry (lib/index.ts) re-exports all of it.
+/**
+ * The engine and the Redis store without the Nest module: it loads no
+ * `@nestjs/*` package, so a producer or worker without Nest installs only
+ * Spool and `redis`. Everything here is also exported by `spool`.
+ *
+ * @module spool/engine
+ */
+// test/unit/entry-points.spec.ts checks that this entry loads no @nestjs/* package.
 
 // Engine
 export { Queue } from './queue.js';

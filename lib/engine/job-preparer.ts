@@ -8,6 +8,7 @@ import { normalizeJobOptions, storedOptions, type JobOptions, type NormalizedJob
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
 
+/** One job of `queue.addBulk()`: its name, payload and options, as `queue.add()` takes them. */
 export interface BulkJob<Data = unknown> {
   readonly name: string;
   readonly data: Data;

@@ -173,6 +173,7 @@ export interface LeaseWriter {
   remember(key: string, outcome: string, ttlMs: number): Promise<void>;
 }
 
+/** Options of `job.once(step, effect, options)`. */
 export interface OnceOptions {
   /** How long the step stays recorded as done, in ms. Default 24 hours. */
   readonly ttl?: number;

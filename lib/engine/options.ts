@@ -64,6 +64,7 @@ const KNOWN: readonly (keyof JobOptions)[] = [
   'idempotencyKey',
 ];
 
+/** The largest `priority` a job may have (2^20 - 1); 0, the default, runs first. */
 export const MAX_PRIORITY = 1_048_575;
 
 /** Options checked and reduced to what is stored; times are epoch ms. */

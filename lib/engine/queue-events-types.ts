@@ -26,8 +26,10 @@ export interface QueueEventMap {
   resumed: { readonly name?: string };
 }
 
+/** The name of an event of a queue's event stream (`QueueEvents`). */
 export type QueueEventName = keyof QueueEventMap;
 
+/** Every event name a queue's event stream carries. */
 export const QUEUE_EVENT_NAMES: readonly QueueEventName[] = [
   'added', 'active', 'progress', 'completed', 'failed', 'delayed', 'stalled', 'cancelled', 'redriven', 'removed', 'paused', 'resumed',
 ];

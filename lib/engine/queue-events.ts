@@ -6,6 +6,7 @@ import { assertKnownKeys, assertPlainObject, describe, positiveInteger } from '.
 import { storeFor } from './shards.js';
 import { compareIds, decodeEvent, type EventGap, type QueueEvent, type QueueEventMap, type QueueEventName } from './queue-events-types.js';
 
+/** Options of `new QueueEvents(queue, options)`: the store, and where in the stream to start. */
 export interface QueueEventsOptions {
   readonly store: Store;
   /** The queue's shard count, as its Queue was given: events of every shard, merged (README "Sharded queues"). Default 1. */

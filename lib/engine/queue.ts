@@ -35,6 +35,7 @@ import { captureTraceContext, inProducerSpan } from './tracing.js';
 import { shardsOf, storeFor } from './shards.js';
 import { ADD_BATCH, AddBatcher } from './add-batcher.js';
 
+/** Options of `new Queue(name, options)`: the store, default job options, the payload limit and validator, shards and tracing. */
 export interface QueueOptions {
   readonly store: Store;
   /** Options every job gets unless it sets its own. */

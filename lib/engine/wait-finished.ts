@@ -2,6 +2,7 @@ import type { Store } from '../store/store.js';
 import { JobCancelledError, InvalidArgumentError } from './errors.js';
 import { JobFailedError, JobNotFoundError, WaitTimeoutError } from './flow-errors.js';
 
+/** Options of `job.waitUntilFinished()` and `queue.waitFor()`. */
 export interface WaitOptions {
   /** Give up after this many ms with WaitTimeoutError. Default: wait as long as it takes. */
   readonly timeout?: number;

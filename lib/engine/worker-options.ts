@@ -8,6 +8,7 @@ import { rateLimit } from './limits.js';
 import type { PrefetchOption } from './prefetch.js';
 import { resolveFailureLog, type FailureLogLevels, type ResolvedFailureLog } from './failure-log.js';
 
+/** Options of `new Worker(queue, handler, options)`: the store, concurrency, leases, retries, shutdown and logging. */
 export interface WorkerOptions {
   readonly store: Store;
   /** The queue's shard count, as its Queue was given (README "Sharded queues"). Default 1. */

@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import { ImportRun } from './import-run.js';
 import { BULL_STATES, DEFAULT_STATES, ReportBuilder, type BullState, type ImportProgress, type ImportReport, type JobNote } from './report.js';
 
+/** Options of `importFromBullMQ()`: where BullMQ's jobs are read, which queues and states, and where they go. */
 export interface ImportFromBullMQOptions {
   /** BullMQ's Redis: a URL, or a connected node-redis client (left open). Only read, unless removeImported. */
   readonly from: string | RedisClientLike;

@@ -38,6 +38,7 @@ export interface StateTally {
   removed: number;
 }
 
+/** What an import did for one queue: per BullMQ state, what was found, imported and skipped. */
 export interface QueueReport {
   readonly queue: string;
   readonly states: Partial<Record<BullState, StateTally>>;

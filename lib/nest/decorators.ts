@@ -17,6 +17,7 @@ import {
   PROCESSOR_METADATA,
 } from './tokens.js';
 
+/** Options of `@Processor(queue, options)`: the worker options of the processor's pool, and the connection of its queue. */
 export interface ProcessorOptions extends ProcessorWorkerOptions {
   /** Named connection of the queue. Default: the default connection. */
   readonly connection?: string;
@@ -28,6 +29,7 @@ export interface ProcessorMetadata {
   readonly options: ProcessorWorkerOptions;
 }
 
+/** Options of `@OnJob(name, options)`: a DTO to validate payloads with, a concurrency cap for the name, a schedule. */
 export interface OnJobOptions {
   /** Payloads of this name are turned into this class and validated before the handler runs; invalid ones are dead-lettered. */
   readonly dto?: DtoClass;
@@ -54,7 +56,7 @@ export type ProcessorEvent = Exclude<WorkerEventName, 'closed'>;
 
 /**
  * Marks a provider as the processor of a queue: one worker pool per class,
- * started at application bootstrap, running the class's @OnJob methods.
+ * started at application bootstrap, running the class's `@OnJob` methods.
  *
  * @example
  * \@Processor('emails', { concurrency: 10 })

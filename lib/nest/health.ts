@@ -9,6 +9,7 @@ export interface SpoolConnectionHealth {
   readonly error?: string;
 }
 
+/** What `SpoolHealth.check()` found: whether every connection answered, and each one's answer. */
 export interface SpoolHealthReport {
   /** Every connection answered within the timeout. */
   readonly ok: boolean;

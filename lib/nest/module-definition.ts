@@ -11,6 +11,10 @@ export interface QueueModuleExtras {
   readonly connectionNames?: readonly string[];
 }
 
+/**
+ * Nest's configurable-module parts for QueueModule.forRoot/forRootAsync; MODULE_OPTIONS_TOKEN is
+ * exported as `QUEUE_MODULE_OPTIONS`, the injection token of the resolved `QueueModuleOptions`.
+ */
 export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYNC_OPTIONS_TYPE } = new ConfigurableModuleBuilder<QueueModuleOptions>({
   moduleName: 'Spool',
 })

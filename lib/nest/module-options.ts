@@ -49,6 +49,7 @@ export interface SpoolConnectionOptions {
 /** Worker options a processor (or the module, as defaults) may set: everything but the store and the logger. */
 export type ProcessorWorkerOptions = Omit<WorkerOptions, 'store' | 'logger' | 'nameConcurrency'>;
 
+/** Options of `QueueModule.forRoot()` and `forRootAsync()`: the connection(s), notify transport and defaults of every queue and processor. */
 export interface QueueModuleOptions {
   /** The default connection. */
   readonly connection: SpoolConnectionOptions;
@@ -56,7 +57,7 @@ export interface QueueModuleOptions {
   readonly connections?: Readonly<Record<string, SpoolConnectionOptions>>;
   /** Options every job of every registered queue gets unless the queue or the job sets its own. */
   readonly defaultJobOptions?: JobOptions;
-  /** Worker defaults for every processor (each @Processor may override). */
+  /** Worker defaults for every processor (each `@Processor` may override). */
   readonly workers?: ProcessorWorkerOptions;
   /**
    * How workers hear of new work, lost leases and finished jobs. Default:

@@ -7,7 +7,7 @@ import { collectHandlers, handlerMethods, type ProcessorHandlers } from './proce
 import { queueKey } from './queue-registry.js';
 import { PROCESSOR_METADATA } from './tokens.js';
 
-/** One @Processor provider as found: plain data the host turns into a worker. */
+/** One `@Processor` provider as found: plain data the host turns into a worker. */
 export interface ProcessorDefinition {
   readonly className: string;
   /** The provider's token: how the host gets (or, per job, resolves) its instance. */
@@ -21,7 +21,7 @@ export interface ProcessorDefinition {
 type Class = abstract new (...args: never[]) => unknown;
 
 /**
- * Finds the @Processor providers of the app (DiscoveryService +
+ * Finds the `@Processor` providers of the app (DiscoveryService +
  * MetadataScanner) and reads their handlers. It writes nothing and builds
  * nothing: what it returns is data, checked for what the classes alone can
  * show (a second processor for a queue, no @OnJob, handlers without

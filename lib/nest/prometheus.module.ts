@@ -5,6 +5,7 @@ import { SpoolPrometheus } from '../observability/prometheus-collector.js';
 import { QueueRegistry } from './queue-registry.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
+/** Options of `SpoolPrometheusModule.forRoot()`: the registry, the metric name prefix and the connection. */
 export interface SpoolPrometheusModuleOptions {
   /** Where the metrics are registered. Default: prom-client's global registry. */
   readonly registry?: Registry;

@@ -24,7 +24,7 @@ type Instance = Record<string, unknown>;
 
 /**
  * QueueEvents for Nest: one reader per queue and connection, shared by the
- * @OnQueueEvent methods of any provider (found like processors) and by
+ * `@OnQueueEvent` methods of any provider (found like processors) and by
  * whoever injects it with @InjectQueueEvents(queue). Readers are lazy (Nest
  * builds every queue's provider, injected or not): a reader opens its
  * connection when a listener is attached or it is asked to run, so queues

@@ -26,7 +26,7 @@ export interface QueueRegistration {
   readonly shards?: number;
   /** Schedulers upserted at bootstrap (queue.upsertScheduler), with those of @OnJob({ schedule }). */
   readonly schedulers?: readonly QueueScheduler[];
-  /** Remove, at bootstrap, the queue's schedulers that no registration or @OnJob declares. Default false. */
+  /** Remove, at bootstrap, the queue's schedulers that no registration or `@OnJob` declares. Default false. */
   readonly pruneSchedulers?: boolean;
 }
 

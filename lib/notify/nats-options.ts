@@ -4,6 +4,7 @@ import { assertKnownKeys, assertPlainObject, describe } from '../common/validati
 import type { SpoolLogger } from '../logger.js';
 import type { Announcement } from './notify-adapter.js';
 
+/** Options of `new NatsNotify(...)`: the NATS servers, the KV bucket for wake hints, the subject prefix and the connect timeout. */
 export interface NatsNotifyOptions {
   /** One server or several, e.g. `'nats://127.0.0.1:4222'`. */
   readonly servers: string | readonly string[];

@@ -9,6 +9,7 @@ export type SchedMessage =
   | { readonly kind: 'waiting'; readonly queue: string }
   | { readonly kind: 'delayed'; readonly queue: string; readonly dueIn: number };
 
+/** A lease holder lost its job: the lease was reaped, or a cancel was requested. */
 export interface OwnershipMessage {
   /** `lost`: the lease was reaped; `cancel`: a cancel was requested. */
   readonly kind: 'lost' | 'cancel';
@@ -24,6 +25,7 @@ export interface FinishedMessage {
   readonly state: string;
 }
 
+/** Stops a subscription of a `NotifyAdapter`. */
 export type Unsubscribe = () => Promise<void>;
 
 /**
@@ -36,6 +38,7 @@ export type Announcement =
   | { readonly channel: 'owls'; readonly message: OwnershipMessage }
   | { readonly channel: 'done'; readonly message: FinishedMessage };
 
+/** How a store's processes tell each other about new work, lost leases and finished jobs (Redis pub/sub, NATS, or in memory). The engine listens through it; a store announces through it. */
 export interface NotifyAdapter {
   /** New waiting work or a new earliest delayed job, for every queue of this prefix. */
   onScheduled(listener: (message: SchedMessage) => void): Promise<Unsubscribe>;

@@ -9,6 +9,7 @@ export interface MetricsSource {
   getMetrics(): Promise<QueueMetrics>;
 }
 
+/** Options of `new SpoolPrometheus(options)`: the queues to export, the registry and the metric name prefix. */
 export interface SpoolPrometheusOptions {
   /** The queues to export, or a function returning them at each scrape (queues added later are then included). */
   readonly queues: readonly MetricsSource[] | (() => readonly MetricsSource[]);

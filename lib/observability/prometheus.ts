@@ -1,5 +1,10 @@
-// The `spool/prometheus` entry point: Prometheus metrics of Spool queues.
-// prom-client is an optional peer dependency: only this entry point loads it.
+/**
+ * Prometheus metrics of Spool queues: `SpoolPrometheus` (a prom-client
+ * collector) and `SpoolPrometheusModule` for Nest. prom-client is an optional
+ * peer dependency: only this entry point loads it.
+ *
+ * @module spool/prometheus
+ */
 export { SpoolPrometheus } from './prometheus-collector.js';
 export type { SpoolPrometheusOptions, MetricsSource } from './prometheus-collector.js';
 export { SpoolPrometheusModule } from '../nest/prometheus.module.js';

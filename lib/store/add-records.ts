@@ -32,6 +32,7 @@ export interface NewJob {
   readonly reportTaken?: true;
 }
 
+/** What the store answers for one job of an add: created (with its state and times), or the job its id or dedup key already names. */
 export type AddOutcome =
   | { readonly created: true; readonly id: string; readonly state: JobState; readonly createdAt: number; readonly runAt: number }
   /**

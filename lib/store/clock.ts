@@ -6,6 +6,7 @@
  */
 export type ClockTimer = unknown;
 
+/** The time a store's transitions read, and timers on it: the wall clock for Redis, a clock the test moves for `MemoryStore`. */
 export interface Clock {
   /** Milliseconds since the epoch, as the store's transitions see them. */
   now(): number;

@@ -16,6 +16,7 @@ export type CompletionStatus =
   | { readonly status: 'already'; readonly state: JobState }
   | { readonly status: 'lost' };
 
+/** What the store answers to a batch of completions: one status per job, and the next jobs claimed in the same call. */
 export interface CompleteManyOutcome {
   /** One per completion, in order. */
   readonly statuses: readonly CompletionStatus[];

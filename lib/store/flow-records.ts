@@ -19,6 +19,7 @@ export interface NewFlowNode {
   readonly children: readonly ChildRef[];
 }
 
+/** What the store answers to a flow add: the whole tree written, or refused because a node's id is taken. */
 export type AddFlowOutcome =
   | { readonly status: 'added'; readonly createdAt: number }
   /** `id` in `queue` already names a job: nothing of the flow was kept. */

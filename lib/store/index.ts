@@ -1,6 +1,10 @@
-// spool/store: the Store and NotifyAdapter contracts (records, outcomes,
-// messages), for those who implement or wrap a store. What an application
-// writes code with is on the main entry and spool/engine.
+/**
+ * Types only: the `Store` and `NotifyAdapter` contracts (records, outcomes,
+ * notify messages), for code that implements or wraps a store. An
+ * application writes code with `spool` or `spool/engine`.
+ *
+ * @module spool/store
+ */
 
 export type {
   Store,

@@ -17,16 +17,25 @@ export const PREFIX_RULE = '1-64 characters without braces or spaces';
  */
 export interface QueueKeys {
   readonly queue: string;
+  /** Ungrouped waiting jobs other than those in `fifo` (zset, score from lua/includes/place: priority, then order). */
   readonly wait: string;
   /** New ungrouped waiting jobs of priority 0, FIFO: a list of ids, oldest first (lua/includes/place); built by the scripts from jobPrefix. */
   readonly fifo: string;
+  /** Delayed jobs (zset, score = run-at ms). */
   readonly delayed: string;
+  /** Active jobs (zset, score = lease expiry ms). */
   readonly active: string;
+  /** Completed jobs (zset, score = finishedAt ms). */
   readonly completed: string;
+  /** Dead letters (zset, score = finishedAt ms). */
   readonly failed: string;
+  /** Cancelled jobs (zset, score = finishedAt ms). */
   readonly cancelled: string;
+  /** The queue's hash: id counter, paused flag, limits and counters (lua/includes/queue lists its fields). */
   readonly meta: string;
+  /** Wake-hint budget that workers spend before they look for work (string integer, 60 s TTL). */
   readonly hint: string;
+  /** Idle-worker marker; `idle + ':push'` names the idle worker an add may hand its new jobs to (lua/includes/push). */
   readonly idle: string;
   /** Prefix of job hashes: `jobPrefix + id`. */
   readonly jobPrefix: string;
@@ -40,6 +49,7 @@ export interface QueueKeys {
   readonly glimited: string;
   /** Prefix of group hashes (`groupPrefix + gid`) and group waiting sets (`groupPrefix + gid + ':wait'`). */
   readonly groupPrefix: string;
+  /** Paused job names (set). */
   readonly pausedNames: string;
   /** Prefix of parked jobs of a paused name: `parkedPrefix + name`. */
   readonly parkedPrefix: string;
@@ -49,6 +59,7 @@ export interface QueueKeys {
    * and this queue's outbox of notifications for parents in other queues.
    */
   readonly waitingChildren: string;
+  /** Notifications for flow parents, child id -> JSON (hash), applied on the parent's queue by child-done. */
   readonly outbox: string;
   /**
    * Flow adds in progress that wrote nodes here (token -> JSON intent), and
@@ -65,19 +76,29 @@ export interface QueueKeys {
   readonly schedulerPrefix: string;
   /** Ids ever imported into the queue (set, lua/import.lua): an import run again skips them, even once the job is gone. */
   readonly imported: string;
+  /** A scheduler: its repeat spec, job template and next tick (hash). */
   scheduler(id: string): string;
+  /** The decision of one flow add (release or discard), kept in the root's queue. */
   flowDecision(token: string): string;
+  /** A job: the envelope fields of one job (hash). */
   job(id: string): string;
+  /** A job's log lines (list). */
   logs(id: string): string;
+  /** A dedup key: the id of the job that holds it, with the dedup window as its TTL (string). */
   dedup(key: string): string;
   /** A side effect recorded as done by job.once(), under the job's idempotency key and step. */
   once(key: string): string;
+  /** A group's settings and counters (hash). */
   group(gid: string): string;
+  /** A group's waiting jobs (zset, score as in `wait`). */
   groupWait(gid: string): string;
+  /** Waiting jobs of a paused job name, parked until it resumes (zset). */
   parked(name: string): string;
   /** A parent's pending children ("queue\nid"), completed children's results, failed children. */
   deps(id: string): string;
+  /** Results of a flow parent's completed children, "queue\nid" -> result JSON (hash). */
   results(id: string): string;
+  /** A flow parent's failed children, "queue\nid" -> failure JSON (hash). */
   failures(id: string): string;
   /** The queue's event stream (lua/includes/events builds the same name from the meta key). */
   readonly events: string;

@@ -23,6 +23,7 @@ export interface GroupLimits {
   readonly rateLimit?: RateLimit | null;
 }
 
+/** A group's state, as `queue.getGroup()` reads it: jobs waiting and running, whether it is paused, and its limits. */
 export interface GroupState {
   readonly id: string;
   readonly waiting: number;

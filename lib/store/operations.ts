@@ -54,6 +54,7 @@ export interface PageQuery {
   readonly idsOnly?: boolean;
 }
 
+/** One page of a state index as the store reads it: the ids, their jobs, and where the next page starts. */
 export interface Page {
   readonly ids: string[];
   /** The jobs of `ids`, in order (empty with idsOnly). */
@@ -64,6 +65,7 @@ export interface Page {
   readonly done: boolean;
 }
 
+/** One batch of a purge as the store runs it: the state, the filters and where the previous batch stopped. */
 export interface PurgeQuery {
   readonly state: 'completed' | 'failed' | 'cancelled';
   /** Only jobs finished at or before this time (ms). */
@@ -77,12 +79,14 @@ export interface PurgeQuery {
   readonly cursor: string;
 }
 
+/** What one batch of a purge removed, and whether the purge is done. */
 export interface PurgeStep {
   readonly removed: number;
   readonly done: boolean;
   readonly cursor: string;
 }
 
+/** What a bulk redrive moved. */
 export interface RedriveManyOutcome {
   readonly moved: number;
   /** Moved jobs that report to a flow parent (the store has delivered their notifications when it resolves). */

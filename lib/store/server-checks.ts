@@ -12,6 +12,7 @@ export function infoField(info: string, field: string): string | undefined {
   return match?.[1]?.trim();
 }
 
+/** The checks a store makes of the server when it connects. */
 export interface ServerCheckOptions {
   /** Throw instead of warning when maxmemory-policy is not noeviction (or cannot be read). */
   readonly requireNoEviction?: boolean;

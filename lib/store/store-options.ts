@@ -10,6 +10,7 @@ import { DEFAULT_COMMAND_TIMEOUT_MS } from './reply-clock.js';
 
 export type { RedisConnection } from './command-connection.js';
 
+/** How `connect()` behaves when Redis cannot be reached yet. */
 export interface ConnectOptions {
   /**
    * false (default, for producers): fail at once with RedisUnavailableError
@@ -19,6 +20,7 @@ export interface ConnectOptions {
   readonly wait?: boolean;
 }
 
+/** Options of `new RedisStore(...)` besides the connection: key prefix, logger, server checks, durability and timeouts. */
 export interface RedisStoreOptions {
   /** First part of every key's hash tag: `{prefix:queue}`. Default `spool`. */
   readonly prefix?: string;
@@ -58,6 +60,7 @@ export interface RedisStoreOptions {
   readonly commandTimeoutMs?: number;
 }
 
+/** When a write counts as done: `async` once the master has it (Redis's default), `replicated` once a replica confirmed it too (WAIT). */
 export type Durability = 'async' | 'replicated';
 
 /**

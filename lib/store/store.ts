@@ -68,11 +68,13 @@ export interface JobRecord {
   readonly traceContext?: string;
 }
 
+/** What the store answers to a redrive of one job: re-driven, not a dead letter, or unknown. */
 export type RedriveOutcome =
   | { readonly status: 'redriven'; readonly state: JobState }
   | { readonly status: 'not-failed'; readonly state: JobState }
   | { readonly status: 'unknown' };
 
+/** What the store answers to the removal of one job: removed, refused (not finished, children pending), or unknown. */
 export type RemoveOutcome =
   | { readonly status: 'removed' }
   | { readonly status: 'not-finished'; readonly state: JobState }
@@ -85,6 +87,7 @@ export interface ClaimOutcome {
   readonly waitMs: number;
 }
 
+/** A job a worker holds: its id and lease token (the token proves the holder in every later call). */
 export interface Lease {
   readonly id: string;
   readonly token: string;
@@ -92,6 +95,7 @@ export interface Lease {
   readonly child?: boolean;
 }
 
+/** A worker's claim: how many jobs, under which worker id, for how long a lease, and the job names it caps. */
 export interface Fetch {
   readonly count: number;
   readonly workerId: string;
@@ -117,12 +121,14 @@ export interface Fetch {
   readonly pushSlots?: number;
 }
 
+/** What the store answers to a completion: done (with the next jobs claimed in the same call), done before by this token, or the lease was lost. */
 export type CompleteOutcome =
   | { readonly status: 'completed' | 'cancelled'; readonly next: JobRecord[]; readonly waitMs: number }
   /** This token finished the job before (the reply of an earlier call was lost). */
   | { readonly status: 'already'; readonly state: JobState; readonly next: JobRecord[] }
   | { readonly status: 'lost'; readonly next: JobRecord[] };
 
+/** A failed attempt as the engine reports it to the store: when to retry (or dead-letter now), and the error to record. */
 export interface Failure {
   /** ms until the retry; 0 = waiting at once; -1 = dead-letter now. */
   readonly retryDelay: number;
@@ -132,13 +138,17 @@ export interface Failure {
   readonly code: string;
 }
 
+/** What the store answers to a failure: the job moved (to delayed for a retry, or to the dead letters), was moved before by this token, or the lease was lost. */
 export type FailOutcome =
   | { readonly status: 'moved' | 'already'; readonly state: JobState; readonly runAt: number }
   | { readonly status: 'lost' };
 
+/** A lease renewal's answer: renewed, renewed with a cancel requested (the holder should stop), or lost (the holder must stop). */
 export type ExtendOutcome = 'renewed' | 'cancel-requested' | 'lost';
+/** A release's answer (shutdown hands a job back): released to waiting, finished as cancelled (a cancel request was pending), or lost. */
 export type ReleaseOutcome = 'released' | 'cancelled' | 'lost';
 
+/** What one promotion of due delayed jobs did, and when the next one is due. */
 export interface PromoteOutcome {
   readonly moved: number;
   /** ms until the next delayed job is due (Redis clock), null when none. */
@@ -147,6 +157,7 @@ export interface PromoteOutcome {
   readonly refill?: readonly string[];
 }
 
+/** A job whose lease expired, and where the reaper moved it (waiting again, or failed past its stall limit). */
 export interface ReapOutcome {
   readonly id: string;
   readonly state: JobState;

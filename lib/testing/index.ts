@@ -1,4 +1,10 @@
-// Spool's testing tools: an in-memory Store with a controllable clock (./memory.ts, no Nest), and the Nest testing module.
+/**
+ * Testing tools: `MemoryStore`, an in-process Store with a controllable clock
+ * (no Nest needed), and `QueueTesting`, which swaps every connection of a
+ * Nest testing module for it.
+ *
+ * @module spool/testing
+ */
 export * from './memory.js';
 export { QueueTesting } from './queue-testing.js';
 export type { QueueTestingOptions, TestingMode, OverridableModuleBuilder } from './queue-testing.js';

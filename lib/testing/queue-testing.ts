@@ -11,6 +11,7 @@ import { MemoryStore } from './memory-store.js';
 /** 'auto': workers run jobs as soon as they are added, as in production; 'manual': jobs wait until runNext()/drain(). */
 export type TestingMode = 'auto' | 'manual';
 
+/** Options of `new QueueTesting(options)`: whether jobs run by themselves, and whose clock. */
 export interface QueueTestingOptions {
   /** Default 'auto'. */
   readonly mode?: TestingMode;

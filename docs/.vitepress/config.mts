@@ -1,0 +1,83 @@
+// The docs site (VitePress). `npm run docs` serves it, `npm run docs:build`
+// builds it into docs/.vitepress/dist with no network. Pages are Markdown
+// files under docs/; a page appears in the navigation once it is listed in
+// SECTIONS below (a section without pages is left out). Parts of some pages
+// are generated before each build (docs/.vitepress/gen/main.mjs): the API
+// reference in docs/api/ and the tables in docs/.generated/, included by the
+// pages with <!--@include: ...-->. CONTRIBUTING.md says how to add a page.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type DefaultTheme } from 'vitepress';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
+
+/** The sections of the site, in order; each page is one line. */
+export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[] }[] = [
+  {
+    text: 'Guide',
+    items: [{ text: 'Getting started', link: '/guide/getting-started' }],
+  },
+  { text: 'Operations', items: [] },
+  { text: 'Migrating from BullMQ', items: [] },
+  {
+    text: 'Reference',
+    items: [
+      { text: 'API', link: '/api/' },
+      { text: 'Errors', link: '/reference/errors' },
+      { text: 'CLI commands', link: '/reference/cli' },
+      { text: 'Versioning policy', link: '/reference/versioning' },
+    ],
+  },
+  {
+    text: 'Internals',
+    items: [
+      { text: 'Architecture', link: '/internals/architecture' },
+      { text: 'Redis layout', link: '/internals/redis-layout' },
+      { text: 'Lua scripts', link: '/internals/lua-scripts' },
+    ],
+  },
+  { text: 'Benchmarks', items: [] },
+];
+
+const sections = SECTIONS.filter((section) => section.items.length > 0);
+
+/** The API reference's own sidebar, written by typedoc-vitepress-theme (absent until the first generation). */
+function apiSidebar(): DefaultTheme.SidebarItem[] {
+  const file = fileURLToPath(new URL('../api/typedoc-sidebar.json', import.meta.url));
+  if (!existsSync(file)) return [];
+  return JSON.parse(readFileSync(file, 'utf8')) as DefaultTheme.SidebarItem[];
+}
+
+export default defineConfig({
+  title: 'Spool',
+  description: pkg.description,
+  lang: 'en-GB',
+  // The generated fragments are included into pages, never pages themselves.
+  srcExclude: ['.generated/**', 'README.md'],
+  // Unknown links fail the build (VitePress's own check); anchors are checked by test/docs/links.spec.ts.
+  ignoreDeadLinks: false,
+  markdown: { lineNumbers: false },
+  themeConfig: {
+    nav: [
+      ...sections.map((section) => ({ text: section.text, link: firstLink(section.items), activeMatch: activeMatch(section.items) })),
+      { text: `v${pkg.version}`, items: [{ text: 'Changelog', link: '/reference/changelog' }, { text: 'Versioning policy', link: '/reference/versioning' }] },
+    ],
+    sidebar: {
+      '/api/': [{ text: 'API reference', items: apiSidebar() }],
+      '/': sections.map((section) => ({ text: section.text, items: section.items })),
+    },
+    search: { provider: 'local' },
+    outline: { level: [2, 3] },
+    footer: { message: 'Released under the MIT License.' },
+  },
+});
+
+function firstLink(items: readonly DefaultTheme.SidebarItem[]): string {
+  return items.map((item) => item.link).find((link): link is string => link !== undefined) ?? '/';
+}
+
+/** A section's nav entry is highlighted on any of its pages (the path prefixes of its links). */
+function activeMatch(items: readonly DefaultTheme.SidebarItem[]): string {
+  const prefixes = new Set(items.map((item) => item.link?.split('/')[1]).filter(Boolean));
+  return `^/(${[...prefixes].join('|')})/`;
+}

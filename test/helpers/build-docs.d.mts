@@ -1,0 +1,2 @@
+export declare const DOCS_DIST: string;
+export declare function ensureBuiltDocs(): boolean;
