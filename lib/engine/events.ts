@@ -1,5 +1,5 @@
 import type { JobState } from '../store/store.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 
 /**
  * What a Worker emits, each after the matching write was acknowledged by Redis.

@@ -5,7 +5,7 @@ import { Claimer } from './claimer.js';
 import { CorruptJobError, InvalidArgumentError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 import { leaseWriter } from './lease-writer.js';
 import { validateQueueName } from './names.js';
 import { persist } from './persist.js';

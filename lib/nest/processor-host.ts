@@ -1,7 +1,7 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { ContextIdFactory, type ModuleRef } from '@nestjs/core';
 import { InvalidArgumentError, JobValidationError, NoHandlerError } from '../engine/errors.js';
-import type { ActiveJob } from '../engine/job.js';
+import type { ActiveJob } from '../engine/active-job.js';
 import { Worker, type Handler } from '../engine/worker.js';
 import type { SpoolLogger } from '../logger.js';
 import type { SpoolConnections } from './connections.js';

@@ -159,6 +159,11 @@ export function leaveActive(ctx: Ctx, job: MemJob, keepToken: boolean): void {
     job.token = undefined;
   }
   if (groupReleased(ctx.q, job.group)) wake(ctx, 1);
+  if (ctx.q.gcFull) {
+    // includes/global-cap spool_global_freed: workers turned away by the cap hear of the free slot.
+    ctx.q.gcFull = false;
+    wake(ctx, 1);
+  }
 }
 
 export function releaseDedup(q: MemQueue, job: MemJob): void {

@@ -11,6 +11,7 @@ import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob
 import { addJobs, appendLog, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordData, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
 import { metricsOf } from './memory-metrics.js';
 import { pageOf, promoteJobs, purgeOf, redriveMany } from './memory-ops.js';
+import { changeJobIn, drainIn, obliterateIn } from './memory-changes.js';
 import { MemorySchedulers } from './memory-schedulers.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
 import type { Ctx, Signals } from './memory-moves.js';
@@ -328,5 +329,20 @@ export class MemoryStore implements S.Store {
       job.watched = true;
       return job.state;
     });
+  }
+
+  getState(queue: string, id: string): Promise<S.JobState | null> { return this.run('getState', queue, ({ q }) => q.jobs.get(id)?.state ?? null); }
+
+  changeJob(queue: string, id: string, change: S.JobChange): Promise<S.JobChangeOutcome> { return this.run('changeJob', queue, (ctx) => changeJobIn(ctx, id, change)); }
+
+  drain(queue: string, query: S.DrainQuery): Promise<S.DrainStep> { return this.run('drain', queue, (ctx) => drainIn(ctx, query)); }
+
+  /** The queue's jobs, settings, schedulers, events and workers go at once (each call here is atomic). */
+  obliterate(queue: string, force: boolean): Promise<S.ObliterateOutcome> {
+    return this.run('obliterate', queue, ({ q }) => obliterateIn(q, force, () => {
+      this.queues.delete(queue);
+      this.streams.delete(queue);
+      this.workers.forgetQueue(queue);
+    }));
   }
 }

@@ -1,0 +1,32 @@
+--[[
+  global-cap: at most `gc` (meta) jobs of the queue active at once, across
+  every worker and process (queue.setGlobalConcurrency). The active index
+  is the count: a claim takes at most the cap less its size, prefetched
+  jobs included (they hold leases). A claim that reached the cap, or was
+  turned away by it, leaves a marker (idle..':gc'); the first job to leave
+  active after that drops it and wakes idle workers (includes/wake), so a
+  turned-away worker does not sleep until its next poll while a slot is free.
+]]
+--- @include "includes/wake"
+
+local SPOOL_GLOBAL_FULL_TTL_MS = 3600000
+
+-- Free slots under the cap (math.huge without one); `cap` is meta gc as read.
+local function spool_global_free(Q, cap)
+  local n = tonumber(cap)
+  if not n then
+    return math.huge
+  end
+  return n - redis.call('ZCARD', Q.active)
+end
+
+local function spool_global_full(Q)
+  redis.call('SET', Q.idle .. ':gc', '1', 'PX', SPOOL_GLOBAL_FULL_TTL_MS)
+end
+
+-- Jobs left active: wake idle workers when a claim was held back by the cap.
+local function spool_global_freed(Q, n)
+  if redis.call('DEL', Q.idle .. ':gc') == 1 then
+    spool_wake(Q, n)
+  end
+end
