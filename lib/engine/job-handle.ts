@@ -22,6 +22,8 @@ const ACTIVE_HINT: Partial<Record<JobChange['kind'], string>> = {
   progress: "its worker holds it: the handler's own job.updateProgress() reports it",
 };
 
+const PARENT_HINT = 'cancel it (its unfinished children are cancelled too)';
+
 /** One change to a job no worker holds: resolves the job's state after it, or throws the typed error that says why it was refused. */
 export async function changeJob(store: Store, queue: string, id: string, change: JobChange, action: string): Promise<JobState> {
   const outcome = await store.changeJob(queue, id, change);
@@ -34,8 +36,10 @@ export async function changeJob(store: Store, queue: string, id: string, change:
       throw new ChildrenPendingError(queue, id, outcome.pending);
     case 'flow-child':
       throw new JobStateError(queue, id, outcome.state, action, ['completed', 'failed', 'cancelled'], 'it is a flow child its parent waits for: cancel it instead (the parent hears)');
-    case 'refused':
-      throw new JobStateError(queue, id, outcome.state, action, ALLOWED[change.kind], outcome.state === 'active' ? ACTIVE_HINT[change.kind] : undefined);
+    case 'refused': {
+      const hint = outcome.state === 'active' ? ACTIVE_HINT[change.kind] : outcome.state === 'waiting-children' && change.kind === 'remove' ? PARENT_HINT : undefined;
+      throw new JobStateError(queue, id, outcome.state, action, ALLOWED[change.kind], hint);
+    }
   }
 }
 
