@@ -31,5 +31,7 @@ local groups = redis.call('SMEMBERS', Q.groups)
 for i = 1, #groups do
   spool_group_ready(Q, groups[i])
 end
+-- A raised or removed global cap may free slots: the workers it held back are woken.
+redis.call('DEL', Q.idle .. ':gc')
 spool_wake(Q, spool_waiting_count(Q))
 return 1

@@ -31,6 +31,7 @@ export function configureQueue(ctx: Ctx, limits: QueueLimits): void {
   const { events } = limits;
   if (events !== undefined) q.ev = events === null || events === true ? undefined : events === false ? 0 : events.maxLen;
   for (const gid of q.groups.keys()) groupReady(q, gid);
+  q.gcFull = false;
   wake(ctx, waitingCount(q));
 }
 

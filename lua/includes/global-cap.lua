@@ -3,9 +3,11 @@
   every worker and process (queue.setGlobalConcurrency). The active index
   is the count: a claim takes at most the cap less its size, prefetched
   jobs included (they hold leases). A claim that reached the cap, or was
-  turned away by it, leaves a marker (idle..':gc'); the first job to leave
-  active after that drops it and wakes idle workers (includes/wake), so a
-  turned-away worker does not sleep until its next poll while a slot is free.
+  turned away by it, leaves a marker (idle..':gc'); while it is there an
+  add wakes no idle worker (it could start nothing, includes/wake), and the
+  first job to leave active drops it and wakes them, so a turned-away
+  worker does not sleep until its next poll while a slot is free.
+  configure.lua drops it too (a raised or removed cap).
 ]]
 --- @include "includes/wake"
 
