@@ -79,6 +79,8 @@ export interface QueueKeys {
   failures(id: string): string;
   /** The queue's event stream (lua/includes/events builds the same name from the meta key). */
   readonly events: string;
+  /** The stream's entries of several events each, oldest first: "<entry id> <events - 1>" (meta evx sums the counts; lua/includes/events). */
+  readonly eventRows: string;
   /** Dead letters of a job name, of a reason, of both (lua/includes/dead builds the same names). */
   deadByName(name: string): string;
   deadByReason(reason: string): string;
@@ -177,6 +179,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     results: (id) => `${base}:results:${id}`,
     failures: (id) => `${base}:failures:${id}`,
     events: `${base}:events`,
+    eventRows: `${base}:events:rows`,
     deadByName: (name) => `${base}:dl:n:${name}`,
     deadByReason: (reason) => `${base}:dl:r:${reason}`,
     deadByBoth: (reason, name) => `${base}:dl:nr:${reason}\n${name}`,

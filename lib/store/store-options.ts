@@ -22,7 +22,7 @@ export interface RedisStoreOptions {
   /** First part of every key's hash tag: `{prefix:queue}`. Default `spool`. */
   readonly prefix?: string;
   readonly logger?: SpoolLogger;
-  /** Refuse to connect (UnsupportedServerError) when maxmemory-policy is not noeviction, instead of warning. Default false. */
+  /** Refuse to connect (UnsupportedServerError) when maxmemory-policy is not noeviction, or cannot be read (an ACL denies INFO and CONFIG), instead of warning. Default false. */
   readonly requireNoEviction?: boolean;
   /** How long scripts refused with LOADING / BUSY / TRYAGAIN / MASTERDOWN are retried before failing, in ms. Default 10,000. */
   readonly transientRetryMs?: number;
