@@ -1,5 +1,6 @@
 import type { ChildRef, JobRecord, JobState, Store } from '../store/store.js';
-import { ClosedError } from './errors.js';
+import { ClosedError, InvalidArgumentError } from './errors.js';
+import { describe } from './options.js';
 import { changeJob, delayArg, encodeData, priorityArg } from './job-handle.js';
 import { redriveOne } from './single-job-ops.js';
 import { encodeJson } from './json.js';
@@ -160,8 +161,13 @@ export class Job<Data = unknown, Result = unknown> {
     await changeJob(this.store('remove'), this.queueName, this.id, { kind: 'remove' }, 'remove');
   }
 
-  /** Re-drives this dead letter (as queue.retry(id)): resolves its new state; JobNotFailedError when it is not failed. */
-  retry(): Promise<JobState> {
+  /**
+   * Re-drives this dead letter (as queue.retry(id)): resolves its new state;
+   * JobNotFailedError when it is not failed. `state` is BullMQ's argument:
+   * only 'failed' is accepted (a completed job is not run again).
+   */
+  retry(state: 'failed' = 'failed'): Promise<JobState> {
+    if (state !== 'failed') return Promise.reject(new InvalidArgumentError('job.retry state', `must be 'failed', got ${describe(state)}`, 'only dead letters are retried; add a new job to run a completed one again'));
     return redriveOne(this.store('retry'), this.queueName, this.id);
   }
 
@@ -181,7 +187,10 @@ export class Job<Data = unknown, Result = unknown> {
    * it is due. JobStateError in any other state.
    */
   async changePriority(opts: { readonly priority?: number; readonly lifo?: boolean }): Promise<void> {
-    await changeJob(this.store('changePriority'), this.queueName, this.id, { kind: 'priority', ...priorityArg(opts) }, 'changePriority');
+    const { priority, lifo } = priorityArg(opts);
+    await changeJob(this.store('changePriority'), this.queueName, this.id, { kind: 'priority', priority, lifo }, 'changePriority');
+    // The field this call sets follows it (as data and progress do); the rest of the snapshot stays as read.
+    (this as unknown as { priority: number }).priority = priority;
   }
 
   /**

@@ -103,6 +103,7 @@ export function handleCases(env: ContractEnv): void {
       await d.changePriority({ priority: 0, lifo: true }); // ahead of every priority 0 job
       const e = await q.add('e', 5, { delay: 60_000 });
       await e.changePriority({ priority: 2 });
+      expect(e.priority).toBe(2);
       expect((await q.getJob(e.id))!.priority).toBe(2);
       await e.promote();
       await expect(b.changePriority({ priority: -1 })).rejects.toThrow(/priority/);
@@ -148,6 +149,7 @@ export function handleCases(env: ContractEnv): void {
       expect(seen).toEqual([false, true]);
       expect(await job.getLogs()).toEqual(['ran']);
       await expect(job.retry()).rejects.toThrow(JobNotFailedError);
+      await expect(job.retry('completed' as never)).rejects.toThrow(/job.retry state must be 'failed'/);
     });
 
     it('getChildrenValues() gives a flow parent its children\'s results', async () => {
