@@ -56,6 +56,7 @@ describe('global concurrency: at most n jobs of a queue active across every work
     }
     const done = await queue.getJobs('completed', { start: 0, end: -1 });
     expect(done).toHaveLength(80);
+    process.stdout.write(`global concurrency 4, 3 processes x 3 slots: peak ${peakOverlap(done)} leased at once (sampled ${sampledPeak}), mean ${meanOverlap(done).toFixed(2)}\n`);
     expect(sampledPeak).toBeLessThanOrEqual(4);
     expect(peakOverlap(done)).toBe(4);
     // 80 jobs of 80 ms over 4 slots: the slots stay in use (about 4 on average; 2.5 allows for a loaded machine).
