@@ -127,7 +127,6 @@ local function spool_complete_flush(Q, B, now)
     return
   end
   redis.call('ZREM', Q.active, unpack(B.done))
-  spool_global_freed(Q, #B.done)
   if #B.kept > 0 then
     redis.call('ZADD', Q.completed, unpack(B.kept))
   end

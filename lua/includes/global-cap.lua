@@ -13,9 +13,10 @@
 
 local SPOOL_GLOBAL_FULL_TTL_MS = 3600000
 
--- Free slots under the cap (math.huge without one); `cap` is meta gc as read.
+-- Free slots under the cap (math.huge without one); `cap` is meta gc as the claim gate read it.
 local function spool_global_free(Q, cap)
   local n = tonumber(cap)
+  Q.gc = n or false
   if not n then
     return math.huge
   end
@@ -26,8 +27,25 @@ local function spool_global_full(Q)
   redis.call('SET', Q.idle .. ':gc', '1', 'PX', SPOOL_GLOBAL_FULL_TTL_MS)
 end
 
--- Jobs left active: wake idle workers when a claim was held back by the cap.
+-- The queue's cap (meta gc), read once per call and kept on Q (the claim gate reads it with its other fields); false: none.
+local function spool_global_cap(Q)
+  if Q.gc == nil then
+    Q.gc = tonumber(redis.call('HGET', Q.meta, 'gc')) or false
+  end
+  return Q.gc
+end
+
+--[[
+  `n` jobs left active: wake idle workers when a claim was held back by the
+  cap and a slot is free now. complete.lua calls it after its own claim for
+  the worker that finished them (which takes a freed slot first), so a queue
+  without a cap pays nothing here: that claim has read meta already.
+]]
 local function spool_global_freed(Q, n)
+  local cap = spool_global_cap(Q)
+  if not cap or n <= 0 or redis.call('ZCARD', Q.active) >= cap then
+    return
+  end
   if redis.call('DEL', Q.idle .. ':gc') == 1 then
     spool_wake(Q, n)
   end
