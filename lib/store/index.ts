@@ -41,6 +41,9 @@ export type {
   EventReader,
   MetricsRecord,
   MinuteRecord,
+  ImportedJob,
+  ImportOutcome,
+  ImportState,
 } from './store.js';
 export type { JobChange, JobChangeKind, JobChangeOutcome, JobChanges, DrainQuery, DrainStep, ObliterateOutcome } from './job-changes.js';
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';

@@ -4,6 +4,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { eventCases } from './cases-events.js';
 import { flowCases } from './cases-flows.js';
 import { handleCases } from './cases-handles.js';
+import { importCases } from './cases-import.js';
 import { jobCases } from './cases-jobs.js';
 import { leaseCases } from './cases-leases.js';
 import { limitCases } from './cases-limits.js';
@@ -76,5 +77,6 @@ export function storeContract(label: string, open: () => Promise<Store>, close: 
     schedulerCases(env);
     workerCases(env);
     handleCases(env);
+    importCases(env);
   });
 }
