@@ -1,4 +1,5 @@
 import type { DrainQuery, DrainStep, JobChange, JobChangeOutcome, ObliterateOutcome } from '../store/job-changes.js';
+import type { JobState } from '../store/store.js';
 import { emit } from './memory-events.js';
 import { announceDelayed, cancelled, dropJob, place, releaseDedup, unplace, wake, waitScore, type Ctx } from './memory-moves.js';
 import { finishedIndex, type MemJob, type MemQueue } from './memory-state.js';
@@ -117,4 +118,12 @@ export function obliterateIn(q: MemQueue, force: boolean, forget: () => void): O
   if (!force && q.active.size > 0) return { status: 'active', active: q.active.size };
   forget();
   return { status: 'obliterated' };
+}
+
+/** watch.lua: the job's finish will be announced; its state, null when unknown. */
+export function watchIn(q: MemQueue, id: string): JobState | null {
+  const job = q.jobs.get(id);
+  if (!job) return null;
+  job.watched = true;
+  return job.state;
 }
