@@ -29,11 +29,12 @@ function meanOverlap(jobs: readonly Job[]): number {
 describe('global concurrency: at most n jobs of a queue active across every worker and process', () => {
   const h = engineHarness();
 
-  it('holds three worker processes (9 slots, prefetch on) to 4 active jobs, and keeps the 4 slots busy', async () => {
+  it('holds three worker processes (9 slots, prefetch on) to 4 active jobs, and refills the 4 slots by wake-ups alone', async () => {
     const queue = h.queue('capped');
     await queue.setGlobalConcurrency(4);
     expect(await queue.getGlobalConcurrency()).toBe(4);
-    const config = { url: redisUrl(), prefix: h.store.prefix, queue: 'capped', worker: { concurrency: 3, prefetch: 2 }, holdMs: 80 };
+    // A 60 s poll: only wake-ups move work, so a slot the cap frees and no wake-up announces would stall the run past its bound.
+    const config = { url: redisUrl(), prefix: h.store.prefix, queue: 'capped', worker: { concurrency: 3, prefetch: 2, pollInterval: 60_000 }, holdMs: 80 };
     const procs = await Promise.all([WorkerProcess.start(config), WorkerProcess.start(config), WorkerProcess.start(config)]);
     let sampledPeak = 0;
     let sampling = true;
@@ -48,7 +49,8 @@ describe('global concurrency: at most n jobs of a queue active across every work
       // Added while the workers wait: the adds push to idle workers (includes/push-jobs), one at a time and in bulk.
       for (let i = 0; i < 20; i += 1) await queue.add('call', i);
       await queue.addBulk(Array.from({ length: 60 }, (_, i) => ({ name: 'call', data: 20 + i })));
-      await waitFor(async () => (await queue.getCounts()).completed === 80, { timeout: 30_000, message: '80 jobs done' });
+      // 80 jobs of 80 ms over 4 slots take about 1.6 s; a slot left empty until a poll would take 60 s.
+      await waitFor(async () => (await queue.getCounts()).completed === 80, { timeout: 20_000, message: '80 jobs done' });
     } finally {
       sampling = false;
       await sampler;
@@ -58,9 +60,8 @@ describe('global concurrency: at most n jobs of a queue active across every work
     expect(done).toHaveLength(80);
     process.stdout.write(`global concurrency 4, 3 processes x 3 slots: peak ${peakOverlap(done)} leased at once (sampled ${sampledPeak}), mean ${meanOverlap(done).toFixed(2)}\n`);
     expect(sampledPeak).toBeLessThanOrEqual(4);
+    // All 4 slots were used at once, never more (the mean is reported: it depends on the machine's load, 3.75-3.85 on an idle one).
     expect(peakOverlap(done)).toBe(4);
-    // 80 jobs of 80 ms over 4 slots: the slots stay in use (about 4 on average; 2.5 allows for a loaded machine).
-    expect(meanOverlap(done)).toBeGreaterThan(2.5);
     // Every process took part: the cap is shared through Redis, not per process.
     for (const proc of procs) expect(proc.started().length).toBeGreaterThan(0);
   });
