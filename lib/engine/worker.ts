@@ -16,6 +16,7 @@ import { Upkeep } from './upkeep.js';
 import { OutcomeWriter, type Outcome } from './outcome-writer.js';
 import { Prefetch } from './prefetch.js';
 import { closeWorker } from './worker-close.js';
+import { WorkerPause, type PauseOptions } from './worker-pause.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
@@ -49,6 +50,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly outcomes: OutcomeWriter<Data, Result>;
   /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
   private readonly prefetch: Prefetch;
+  /** worker.pause() / resume(): this worker alone stops claiming. */
+  private readonly pauser: WorkerPause<Data, Result>;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -73,7 +76,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
-      pushable: () => this.upkeep.pushable,
+      pushable: () => this.upkeep.pushable && !this.pauser.isPaused,
       // Claims of their own fill running slots only; the reserve is topped up by completions' claims (OutcomeWriter).
       capacity: () => this.o.concurrency - this.slots.size,
       nameRoom: () => this.slots.room(),
@@ -88,6 +91,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       claimer: this.claimer,
       slots: this.slots,
       running: () => this.state === 'running',
+      paused: () => this.pauser.isPaused,
       onReaped: (outcomes) => outcomes.forEach(({ id, state }) => this.safeEmit('stalled', id, state)),
       report: (err, context) => this.report(err, context),
     });
@@ -98,11 +102,23 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       slots: this.slots,
       prefetch: this.prefetch,
       promoter: this.upkeep.promoter,
-      running: () => this.state === 'running',
+      running: () => this.claiming,
       persist: (call) => this.persist(call),
       freeSlot: (held, refill) => this.freeSlot(held, refill),
       slotFreed: () => this.slotFreed(),
       emit: (event, ...args) => this.safeEmit(event, ...args),
+      report: (err, context) => this.report(err, context),
+    });
+    this.pauser = new WorkerPause<Data, Result>({
+      claimer: this.claimer,
+      upkeep: this.upkeep,
+      slots: this.slots,
+      started: () => this.state === 'running',
+      handBack: (held) => this.handBack(held),
+      changed: (paused) => {
+        this.upkeep.beatNow();
+        this.safeEmit(paused ? 'paused' : 'resumed');
+      },
       report: (err, context) => this.report(err, context),
     });
     if (this.o.autorun) void this.run().catch((err) => this.report(err, 'the worker could not start'));
@@ -124,6 +140,29 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   /**
+   * This worker stops claiming; the queue and its other workers go on. Jobs
+   * it holds but never started go back to waiting at once; running ones
+   * finish. Resolves once they did, unless `doNotWaitActive` (or `true`).
+   */
+  pause(options?: PauseOptions): Promise<void> {
+    return this.pauser.pause(options);
+  }
+
+  /** Claims again after pause(). */
+  resume(): Promise<void> {
+    return this.pauser.resume();
+  }
+
+  isPaused(): boolean {
+    return this.pauser.isPaused;
+  }
+
+  /** Started, not closing, not paused: claims may run and jobs may start. */
+  private get claiming(): boolean {
+    return this.state === 'running' && !this.pauser.isPaused;
+  }
+
+  /**
    * Stops claiming, lets running jobs finish for up to `timeout` ms (default:
    * shutdownTimeout), then aborts the rest (job.signal, WorkerClosingError) and
    * hands them back to waiting without counting the attempt. No job is left active.
@@ -140,7 +179,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     await this.upkeep.listen();
     if (this.state !== 'running') return;
     this.upkeep.start();
-    this.claimer.start();
+    if (!this.pauser.isPaused) this.claimer.start();
   }
 
   /** A claimed job: run it, park it behind its name's cap, or hand it back when closing. */
@@ -148,7 +187,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const held = new HeldJob<Data, Result>(this.queueName, record, (lease) => this.writer(lease), this.o.store);
     const runsNow = this.slots.hold(held);
     this.busySinceDrained = true;
-    if (this.state !== 'running') void this.handBack(held);
+    if (!this.claiming) void this.handBack(held);
     else if (runsNow) this.begin(held);
   }
 
@@ -210,7 +249,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
    * was at its cap can be claimed again.
    */
   private endRun(held: HeldJob<Data, Result>): void {
-    const { next, reopened } = this.slots.runEnded(held, this.state === 'running');
+    const { next, reopened } = this.slots.runEnded(held, this.claiming);
     if (reopened) this.claimer.capReopened();
     if (next) this.begin(next);
   }
@@ -222,7 +261,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   private slotFreed(): void {
-    if (this.state === 'running') this.claimer.slotFreed();
+    if (this.claiming) this.claimer.slotFreed();
   }
 
   /** 'drained' once the queue is empty and the last job of this worker is done. */
