@@ -10,6 +10,10 @@ export type { JobsPage } from './page.js';
 export { Worker } from './worker.js';
 export type { Handler } from './worker.js';
 export type { WorkerOptions } from './worker-options.js';
+export type { SandboxOptions } from './sandbox/options.js';
+export type { SandboxRunner } from './sandbox/sandbox.js';
+export type { SandboxJob } from './sandbox/protocol.js';
+export type { PauseOptions } from './worker-pause.js';
 export type { FailureLogLevels, LogLevel } from './failure-log.js';
 export type { WorkerEvents, WorkerEventName } from './events.js';
 export { Job, ActiveJob } from './job.js';
@@ -65,6 +69,7 @@ export {
   PayloadTooLargeError,
   TerminalJobError,
   UnrecoverableError,
+  SandboxCrashedError,
   NoHandlerError,
   DeadlineExceededError,
   JobValidationError,

@@ -7,6 +7,7 @@ import { assertKnownKeys, assertPlainObject, checkOptions, positiveInteger } fro
 import { rateLimit } from './limits.js';
 import type { PrefetchOption } from './prefetch.js';
 import { resolveFailureLog, type FailureLogLevels, type ResolvedFailureLog } from './failure-log.js';
+import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './sandbox/options.js';
 
 export interface WorkerOptions {
   readonly store: Store;
@@ -71,9 +72,15 @@ export interface WorkerOptions {
   readonly logFailures?: boolean | FailureLogLevels;
   /** With OpenTelemetry: run each handler in a consumer span continuing the producer's trace. Default true; false: no span. */
   readonly tracing?: boolean;
+  /**
+   * For a Worker given a handler file instead of a function (README
+   * "Sandboxed processors"): threads or processes, memory limit, abort grace.
+   */
+  readonly sandbox?: SandboxOptions;
 }
 
-export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'shards' | 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures'>> & {
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'shards' | 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures' | 'sandbox'>> & {
+  readonly sandbox?: ResolvedSandboxOptions;
   readonly logFailures: ResolvedFailureLog;
   readonly backoffStrategy?: BackoffStrategy;
   readonly limiter?: RateLimit;
@@ -101,6 +108,7 @@ const KNOWN: readonly (keyof WorkerOptions)[] = [
   'logger',
   'logFailures',
   'tracing',
+  'sandbox',
 ];
 
 function ms(value: unknown, field: string, fallback: number): number {
@@ -155,6 +163,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     logger: options.logger ?? stderrLogger,
     logFailures: resolveFailureLog(options.logFailures, 'Worker options.logFailures'),
     tracing: options.tracing ?? true,
+    ...(options.sandbox !== undefined && { sandbox: resolveSandboxOptions(options.sandbox, 'Worker options.sandbox') }),
   };
 }
 

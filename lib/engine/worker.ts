@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { JobRecord, Lease } from '../store/store.js';
 import { Claimer } from './claimer.js';
-import { CorruptJobError, InvalidArgumentError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
+import { CorruptJobError, StoredPayloadTooLargeError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
 import type { ActiveJob } from './job.js';
@@ -15,24 +15,27 @@ import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
 import { OutcomeWriter, type Outcome } from './outcome-writer.js';
 import { Prefetch } from './prefetch.js';
-import { closeWorker } from './worker-close.js';
+import { closeWorker, handBack } from './worker-close.js';
 import { WorkerPause, type PauseOptions } from './worker-pause.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
-import { describe } from './options.js';
 import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
 
-/** Runs one job; what it returns is stored as the job's result (JSON). */
-export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
+import { workerHandler, type Handler, type WorkerHandler } from './worker-handler.js';
+
+export type { Handler } from './worker-handler.js';
 
 /**
  * A pool running one queue's jobs: claims in batches, completes and claims the
  * next in one call, renews all its leases in one call, reaps expired leases of
  * dead workers, promotes delayed jobs on time, and wakes on pub/sub hints.
+ * The handler is a function, or the path or file: URL of a handler module
+ * run in worker threads or child processes (options.sandbox).
  *
  * @example
  * const worker = new Worker('emails', async (job) => send(job.data), { store, concurrency: 10 });
+ * const images = new Worker('images', join(__dirname, 'resize.js'), { store, concurrency: 4 });
  * worker.on('failed', (job, err) => log(job.id, err));
  * await worker.close();
  */
@@ -52,6 +55,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly prefetch: Prefetch;
   /** worker.pause() / resume(): this worker alone stops claiming. */
   private readonly pauser: WorkerPause<Data, Result>;
+  /** The handler function, or the sandbox pool running the handler file. */
+  private readonly handler: WorkerHandler<Data, Result>;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -59,12 +64,12 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private startup: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(queueName: string, private readonly handler: Handler<Data, Result>, options: WorkerOptions) {
+  constructor(queueName: string, handler: Handler<Data, Result> | string | URL, options: WorkerOptions) {
     super();
     this.queueName = validateQueueName(queueName, 'Worker queue name');
-    if (typeof handler !== 'function') throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, got ${describe(handler)}`);
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
+    this.handler = workerHandler<Data, Result>(this.queueName, handler, this.o, (err, context) => this.report(err, context));
     this.prefetch = new Prefetch(this.o.concurrency, this.o.prefetch);
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;
@@ -223,7 +228,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (held.finishing) return;
     let outcome: Outcome<Result>;
     try {
-      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler, this.o.tracing) };
+      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler.run, this.o.tracing) };
     } catch (thrown) {
       outcome = { ok: false, error: toError(thrown) };
     }
@@ -288,26 +293,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     });
   }
 
-  /** Shutdown: abort the job and give it back to waiting, attempt not counted. */
-  private async handBack(held: HeldJob<Data, Result>): Promise<void> {
-    if (!held.finishing) {
-      held.finishing = true;
-      // Recorded as the job's write, so a second hand-back (the shutdown's last step) waits for this one.
-      held.writing = this.giveBack(held);
-    }
-    await held.writing;
-  }
-
-  private async giveBack(held: HeldJob<Data, Result>): Promise<void> {
-    held.clearTimer();
-    if (held.started) this.endRun(held);
-    held.abort(new WorkerClosingError(held.job.id));
-    try {
-      await this.o.store.release(this.queueName, held.lease);
-    } catch (err) {
-      this.report(err, `handing job ${held.job.id} back failed; it returns to waiting when its lease expires`);
-    }
-    this.freeSlot(held, false);
+  /** Shutdown or pause: abort the job and give it back to waiting, attempt not counted. */
+  private handBack(held: HeldJob<Data, Result>): Promise<void> {
+    const report = (err: unknown, context: string): void => this.report(err, context);
+    return handBack(held, { store: this.o.store, queueName: this.queueName, endRun: (h) => this.endRun(h), freeSlot: (h) => this.freeSlot(h, false), report });
   }
 
   private async shutdown(timeout: number): Promise<void> {
@@ -330,6 +319,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
         timeout,
       );
     }
+    // Every job was written or handed back: sandboxes still running one (aborted, not yet stopped) go too.
+    await this.handler.close().catch((err: unknown) => this.report(err, 'stopping the sandboxes failed'));
     this.state = 'closed';
     this.safeEmit('closed');
   }
