@@ -14,6 +14,8 @@ export type { SandboxOptions } from './sandbox/options.js';
 export type { SandboxRunner } from './sandbox/sandbox.js';
 export type { SandboxJob } from './sandbox/protocol.js';
 export type { PauseOptions } from './worker-pause.js';
+export type { Batch, BatchHandler, BatchOptions } from './batch.js';
+export { BatchResultError } from './batch.js';
 export type { FailureLogLevels, LogLevel } from './failure-log.js';
 export type { WorkerEvents, WorkerEventName } from './events.js';
 export { Job, ActiveJob } from './job.js';

@@ -1,3 +1,5 @@
+import type { BatchHandler } from './batch.js';
+import { BatchCollector } from './batch-collector.js';
 import { InvalidArgumentError } from './errors.js';
 import type { ActiveJob } from './job.js';
 import { describe } from './options.js';
@@ -18,7 +20,8 @@ const NOTHING_TO_CLOSE = (): Promise<void> => Promise.resolve();
 
 /**
  * A Worker's handler as given: a function runs in the worker's own event
- * loop; a file path or file: URL is a handler module run in sandboxes
+ * loop (with options.batch, a batch handler fed by a BatchCollector); a file
+ * path or file: URL is a handler module run in sandboxes
  * (lib/engine/sandbox/), as Worker options.sandbox says.
  */
 export function workerHandler<Data, Result>(
@@ -31,7 +34,14 @@ export function workerHandler<Data, Result>(
     if (o.sandbox) {
       throw new InvalidArgumentError('Worker options.sandbox', 'applies to a handler file, and the handler is a function', "pass the handler module's path or file: URL instead of the function, or drop options.sandbox");
     }
+    if (o.batch) {
+      const collector = new BatchCollector(handler as BatchHandler<Data, Result>, o.batch, Math.floor(o.concurrency / o.batch.size));
+      return { run: collector.run, close: NOTHING_TO_CLOSE };
+    }
     return { run: handler as Handler<Data, Result>, close: NOTHING_TO_CLOSE };
+  }
+  if (o.batch) {
+    throw new InvalidArgumentError('Worker options.batch', 'needs a batch handler function (jobs, batch) => results; a sandboxed handler file runs one job at a time', 'drop options.batch, or pass a function');
   }
   if (typeof handler !== 'string' && !(handler instanceof URL)) {
     throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, or the path or file: URL of a handler module, got ${describe(handler)}`);

@@ -23,6 +23,7 @@ import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
 
 import { workerHandler, type Handler, type WorkerHandler } from './worker-handler.js';
+import type { BatchHandler, BatchOptions } from './batch.js';
 
 export type { Handler } from './worker-handler.js';
 
@@ -64,7 +65,11 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private startup: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(queueName: string, handler: Handler<Data, Result> | string | URL, options: WorkerOptions) {
+  /** With options.batch: a batch handler, (jobs, batch) => one result per job. */
+  constructor(queueName: string, handler: BatchHandler<Data, Result>, options: WorkerOptions & { readonly batch: BatchOptions });
+  /** A handler function, or the path or file: URL of a handler module (sandboxed). */
+  constructor(queueName: string, handler: Handler<Data, Result> | string | URL, options: WorkerOptions);
+  constructor(queueName: string, handler: Handler<Data, Result> | BatchHandler<Data, Result> | string | URL, options: WorkerOptions) {
     super();
     this.queueName = validateQueueName(queueName, 'Worker queue name');
     const resolved = resolveWorkerOptions(options);
