@@ -2,7 +2,7 @@ import type { SpoolLogger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import { WorkerClosingError } from './errors.js';
 import type { Claimer } from './claimer.js';
-import { plural, seconds } from './failure-log.js';
+import { flushFailureLog, plural, seconds } from './failure-log.js';
 import type { HeldJob } from './held-job.js';
 import type { Slots } from './slots.js';
 import type { Upkeep } from './upkeep.js';
@@ -28,7 +28,7 @@ export interface ClosingWorker<Data, Result> {
  * pushes (lib/engine/upkeep.ts), hand back jobs
  * never started (the prefetch reserve, capped ones), let running jobs finish
  * for up to `timeout` ms, abort and hand back the rest, stop renewing and
- * listening. Each step is guarded so one failure does not skip the rest.
+ * listening, write the summary of failure lines held back. Each step is guarded so one failure does not skip the rest.
  */
 export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, timeout: number): Promise<void> {
   const step = async (what: string, action: () => unknown): Promise<void> => {
@@ -57,6 +57,8 @@ export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, 
   await step('stop renewing leases', () => w.upkeep.stopLeases());
   await step('leave the workers list', () => w.upkeep.stopBeating());
   await step('unsubscribe', () => w.upkeep.stopListening());
+  // Failure lines held back (past logFailures.linesPerInterval) are told now, not after the worker is gone.
+  await step('summarize held failure lines', () => flushFailureLog(w.logger, w.queueName));
 }
 
 /** What giving a held job back touches in its worker. */
