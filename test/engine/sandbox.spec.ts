@@ -108,6 +108,18 @@ describe('sandboxed processors', () => {
     expect(await queue.getJob(next.id)).toMatchObject({ state: 'completed', result: { echo: 'after' } });
   });
 
+  it('a child process killed by SIGSEGV (a crash in native code) fails only that attempt; the retry runs in a new process', async () => {
+    const queue = h.queue('segv');
+    const worker = sandboxed('segv', { sandbox: { runner: 'processes' } });
+    const failures: Error[] = [];
+    worker.on('failed', (_job, error) => failures.push(error));
+    const job = await queue.add('segfault', {}, { attempts: 2 });
+    await settled(queue, job.id);
+    expect(await queue.getJob(job.id)).toMatchObject({ state: 'completed', attempt: 2, result: 'attempt 2' });
+    expect(failures[0]).toBeInstanceOf(SandboxCrashedError);
+    expect(failures[0]!.message).toMatch(/was killed by SIGSEGV/);
+  });
+
   it('a handler exhausting its memory limit (threads) fails its attempt, retried as its options say', async () => {
     const queue = h.queue('oom-threads');
     const worker = sandboxed('oom-threads', { sandbox: { maxMemoryMb: 48 } });
