@@ -40,6 +40,7 @@ export class Upkeep<Data, Result> {
   private offReconnect: (() => void) | undefined;
   private offDrop: (() => void) | undefined;
   private offPushes: Unsubscribe | undefined;
+  private subscribingPushes: Promise<void> | undefined;
   /** The subscriber connection is down (NotifyAdapter.onDrop): a push would be lost, so the worker is not named. */
   private deaf = false;
 
@@ -94,11 +95,14 @@ export class Upkeep<Data, Result> {
     });
   }
 
-  /** Listens on the worker's push channel (at start, and when a paused worker resumes). */
-  async listenPushes(): Promise<void> {
-    if (this.offPushes) return;
-    // Pushed jobs are leased to this worker already: taken even while closing or paused (the worker hands them back).
-    this.offPushes = await this.u.options.store.onPushed?.(this.u.queue, this.u.workerId, (jobs) => this.u.claimer.pushed(jobs));
+  /** Listens on the worker's push channel (at start, and when a paused worker resumes; one subscription however often asked). */
+  listenPushes(): Promise<void> {
+    if (this.offPushes) return Promise.resolve();
+    this.subscribingPushes ??= (async () => {
+      // Pushed jobs are leased to this worker already: taken even while closing or paused (the worker hands them back).
+      this.offPushes = await this.u.options.store.onPushed?.(this.u.queue, this.u.workerId, (jobs) => this.u.claimer.pushed(jobs));
+    })().finally(() => (this.subscribingPushes = undefined));
+    return this.subscribingPushes;
   }
 
   /** The workers list shows a change (a pause) now rather than at the next heartbeat. */
@@ -141,6 +145,8 @@ export class Upkeep<Data, Result> {
    * still takes that push, and hands it back.
    */
   async stopPushes(): Promise<void> {
+    // A subscription still being made (a resume) is left once it is made.
+    await this.subscribingPushes?.catch(() => undefined);
     const off = this.offPushes;
     if (!off) return;
     this.offPushes = undefined;

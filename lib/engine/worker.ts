@@ -21,7 +21,6 @@ import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
-
 import { workerHandler, type Handler, type WorkerHandler } from './worker-handler.js';
 import type { BatchHandler, BatchOptions } from './batch.js';
 
