@@ -9,7 +9,7 @@ import { checkDto } from './dto.js';
 import { SpoolBootstrapError } from './errors.js';
 import type { ProcessorDefinition, ProcessorExplorer } from './processor-explorer.js';
 import type { HandlerEntry } from './processor-handlers.js';
-import { processorConcurrency, processorModes, type ProcessorModes } from './processor-modes.js';
+import { misplacedModes, processorConcurrency, processorModes, type ProcessorModes } from './processor-modes.js';
 import { queueKey, type QueueRegistry } from './queue-registry.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
@@ -114,6 +114,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     const { tracing, workers } = this.connections.options;
     const { sandbox: _sandbox, ...own } = d.metadata.options;
     const options = { ...(tracing !== undefined && { tracing }), ...workers, ...own };
+    misplacedModes(d, workers);
     const concurrency = processorConcurrency(d, options.concurrency);
     return { ...options, ...(concurrency !== undefined && { concurrency }) };
   }

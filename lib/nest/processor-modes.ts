@@ -25,6 +25,17 @@ export interface ProcessorModes {
 }
 
 /**
+ * Refuses `batch` among a processor's (or the module's `workers`) options, and
+ * `sandbox` among the module's: their place is @OnJob and @Processor.
+ */
+export function misplacedModes(d: ProcessorDefinition, moduleWorkers: object | undefined): void {
+  const at = `@Processor('${d.metadata.queue}') of ${d.className}`;
+  if ('batch' in d.metadata.options) throw new SpoolBootstrapError(`${at}: options.batch`, 'is an @OnJob option (a batch holds jobs of one name)', "use @OnJob('name', { batch: { size } })");
+  if (moduleWorkers && 'batch' in moduleWorkers) throw new SpoolBootstrapError('QueueModule.forRoot() workers.batch', 'is an @OnJob option', "use @OnJob('name', { batch: { size } })");
+  if (moduleWorkers && 'sandbox' in moduleWorkers) throw new SpoolBootstrapError('QueueModule.forRoot() workers.sandbox', 'is a @Processor option (each sandboxed processor names its module)', "use @Processor('queue', { sandbox: { file } })");
+}
+
+/**
  * The worker concurrency a processor gets: each job of a batch holds a
  * slot, so it is at least the largest batch size (and that by default).
  */

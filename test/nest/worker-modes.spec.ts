@@ -130,6 +130,10 @@ describe('processor modes in Nest', () => {
     }
     @Processor('thumbs', { sandbox: { file: HANDLERS, runer: 'threads' } as never })
     class Typo {}
+    @Processor('index', { batch: { size: 5 } } as never)
+    class ClassBatch {
+      @OnJob('doc') index(): void {}
+    }
     const boots = async (provider: unknown) =>
       h.app({ imports: [QueueModule.forRoot(rootOptions()), QueueModule.registerQueue('thumbs', 'index')], providers: [provider as never] }).then(
         () => undefined,
@@ -141,5 +145,6 @@ describe('processor modes in Nest', () => {
     expect((await boots(BadBatch))!.message).toMatch(/BadBatch\.index has an invalid batch: .*maxWait is not an option: did you mean "maxWaitMs"/);
     expect((await boots(Narrow))!.message).toMatch(/concurrency of Narrow \(2\) is below its largest @OnJob batch size \(5\)/);
     expect((await boots(Typo))!.message).toMatch(/runer is not an option: did you mean "runner"/);
+    expect((await boots(ClassBatch))!.message).toMatch(/options.batch is an @OnJob option/);
   });
 });
