@@ -10,6 +10,12 @@ export type { JobsPage } from './page.js';
 export { Worker } from './worker.js';
 export type { Handler } from './worker.js';
 export type { WorkerOptions } from './worker-options.js';
+export type { SandboxOptions } from './sandbox/options.js';
+export type { SandboxRunner } from './sandbox/sandbox.js';
+export type { SandboxJob } from './sandbox/protocol.js';
+export type { PauseOptions } from './worker-pause.js';
+export type { Batch, BatchHandler, BatchOptions } from './batch.js';
+export { BatchResultError } from './batch.js';
 export type { FailureLogLevels, LogLevel } from './failure-log.js';
 export type { WorkerEvents, WorkerEventName } from './events.js';
 export { Job } from './job.js';
@@ -68,6 +74,7 @@ export {
   PayloadTooLargeError,
   TerminalJobError,
   UnrecoverableError,
+  SandboxCrashedError,
   NoHandlerError,
   DeadlineExceededError,
   JobValidationError,

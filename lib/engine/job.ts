@@ -14,7 +14,7 @@ export interface JobError {
   readonly stack: string;
   /** Error class name or code. */
   readonly code: string;
-  /** For dead letters: error, unrecoverable, stalled, deadline, timeout, validation, no-handler, corrupt, payload-too-large, result, child-failed. */
+  /** For dead letters: error, unrecoverable, stalled, deadline, timeout, validation, no-handler, corrupt, payload-too-large, result, child-failed, sandbox-crashed. */
   readonly reason?: string;
 }
 
