@@ -10,11 +10,13 @@ import { QueueReads } from './queue-reads.js';
 /** Jobs per drain step: each is a few commands and at most two keys deleted, so a step stays near a few ms. */
 const DRAIN_BATCH = 500;
 
+/** Options of `queue.drain(options)`: whether delayed jobs go too. */
 export interface DrainOptions {
   /** Delayed jobs go too. Default false. */
   readonly delayed?: boolean;
 }
 
+/** Options of `queue.obliterate(options)`: whether to go on while jobs are active. */
 export interface ObliterateOptions {
   /** Go on while jobs are active: their workers lose them (their completions are refused as lease lost). Default false. */
   readonly force?: boolean;

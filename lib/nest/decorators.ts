@@ -23,7 +23,7 @@ import {
 export interface ProcessorOptions extends ProcessorWorkerOptions {
   /** Named connection of the queue. Default: the default connection. */
   readonly connection?: string;
-  /** Run the jobs in a handler module in worker threads or child processes instead of @OnJob methods (README "Sandboxed processors"). */
+  /** Run the jobs in a handler module in worker threads or child processes instead of `@OnJob` methods (README "Sandboxed processors"). */
   readonly sandbox?: ProcessorSandboxOptions;
 }
 

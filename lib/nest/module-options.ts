@@ -48,7 +48,7 @@ export interface SpoolConnectionOptions {
 
 /**
  * Worker options a processor (or the module, as defaults) may set: everything but the store and the logger
- * (per-name caps and batches are @OnJob options; a sandbox is @Processor's `sandbox`, with its file).
+ * (per-name caps and batches are `@OnJob` options; a sandbox is `@Processor`'s `sandbox`, with its file).
  */
 export type ProcessorWorkerOptions = Omit<WorkerOptions, 'store' | 'logger' | 'nameConcurrency' | 'batch' | 'sandbox'>;
 

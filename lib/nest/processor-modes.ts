@@ -12,9 +12,9 @@ import type { HandlerEntry } from './processor-handlers.js';
 type BatchMethod = (jobs: ActiveJob[], batch: Batch) => unknown;
 
 /**
- * How a processor's jobs run besides one @OnJob method call per job: in a
+ * How a processor's jobs run besides one `@OnJob` method call per job: in a
  * sandbox pool (@Processor sandbox: the handler module, no methods), or
- * through a batch collector per @OnJob with `batch`. DTO validation stays
+ * through a batch collector per `@OnJob` with `batch`. DTO validation stays
  * in the host, before a job reaches either.
  */
 export interface ProcessorModes {

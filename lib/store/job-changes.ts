@@ -17,6 +17,7 @@ export type JobChange =
   /** Progress, JSON. */
   | { readonly kind: 'progress'; readonly progress: string };
 
+/** The kind of a `JobChange`: remove, promote, delay, priority, data or progress. */
 export type JobChangeKind = JobChange['kind'];
 
 /**
@@ -41,6 +42,7 @@ export interface DrainQuery {
   readonly cursor: string;
 }
 
+/** What one step of a drain removed, whether the drain is done, and where the next step starts. */
 export interface DrainStep {
   /** Jobs removed (flow children: cancelled, so their parents hear). */
   readonly removed: number;
@@ -48,6 +50,7 @@ export interface DrainStep {
   readonly cursor: string;
 }
 
+/** What the store answers to an obliterate: the queue's keys deleted, or refused because jobs are active. */
 export type ObliterateOutcome =
   | { readonly status: 'obliterated' }
   /** Refused: jobs are active (obliterate without force). Nothing was deleted. */

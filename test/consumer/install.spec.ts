@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { redisUrl } from '../helpers/store.js';
-import { childEnv, installApp, newWorkDir, packFreshCopy, pruneCache, run, tarballFiles } from './support/consumer.js';
+import { ROOT, childEnv, installApp, newWorkDir, packFreshCopy, pruneCache, run, tarballFiles } from './support/consumer.js';
 
 /**
  * Spool as a user gets it: `npm pack` of a fresh copy of the repository,
@@ -55,6 +55,40 @@ describe('the packed tarball', () => {
     expect(missing).toEqual([]);
     const lib = readFileSync(join(unpacked, 'package', 'dist', 'cjs', 'store', 'script-loader.js'), 'utf8');
     expect(lib).not.toMatch(/import\.meta/);
+  });
+});
+
+/** The package as npm would publish it, checked by the tools a user would trust for it. */
+describe('the packed tarball, as published', () => {
+  const bin = (pkg: string, path: string) => join(ROOT, 'node_modules', pkg, path);
+
+  it('carries the licence and the changelog', () => {
+    expect(tarballFiles(tarball)).toEqual(expect.arrayContaining(['LICENSE', 'CHANGELOG.md', 'README.md']));
+  });
+
+  it('publint finds nothing, not even a suggestion', () => {
+    const out = run(process.execPath, [bin('publint', 'src/cli.js'), 'run', tarball, '--strict', '--level', 'suggestion'], work);
+    expect(out).toContain('All good!');
+  });
+
+  it('Are the Types Wrong: every entry point resolves with types under node10, node16 (CJS and ESM) and bundler', () => {
+    const out = run(process.execPath, [bin('@arethetypeswrong/cli', 'dist/index.js'), tarball, '--format', 'json'], work);
+    const { analysis } = JSON.parse(out) as {
+      analysis: { problems: unknown[]; entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string; isTypeScript: boolean } }> }> };
+    };
+    expect(analysis.problems).toEqual([]);
+    const exported = Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports);
+    expect(Object.keys(analysis.entrypoints).sort()).toEqual(exported.sort());
+    for (const [subpath, entry] of Object.entries(analysis.entrypoints)) {
+      if (subpath === './package.json') continue;
+      const kinds = Object.entries(entry.resolutions).map(([kind, r]) => [kind, r.resolution?.isTypeScript === true]);
+      expect({ subpath, kinds }).toEqual({ subpath, kinds: [['node10', true], ['node16-cjs', true], ['node16-esm', true], ['bundler', true]] });
+    }
+  });
+
+  it('npm publish --dry-run accepts it', () => {
+    const out = run('npm', ['publish', tarball, '--dry-run', '--ignore-scripts', '--json'], work);
+    expect(JSON.parse(out.slice(out.indexOf('{')))).toMatchObject({ spool: { name: 'spool', filename: tarball.split('/').pop() } });
   });
 });
 

@@ -17,6 +17,7 @@ export async function generateApi({ strict }) {
     plugin: ['typedoc-plugin-markdown', 'typedoc-vitepress-theme'],
     out: API_OUT,
     docsRoot: DOCS,
+    name: 'Spool API',
     readme: 'none',
     entryFileName: 'index',
     disableSources: true,
