@@ -20,9 +20,8 @@ import { MemoryNotify } from './memory-notify.js';
 import * as Q from './memory-queue.js';
 import { MemoryWorkers } from './memory-workers.js';
 
-/** Options of `new MemoryStore(...)`: whose clock it runs on. */
+/** Options of `new MemoryStore(...)`. `clock`: 'real' (default): time flows, and clock.advance(ms) jumps ahead; 'manual': time moves only by clock.advance(ms). Or a clock to share. */
 export interface MemoryStoreOptions {
-  /** 'real' (default): time flows, and clock.advance(ms) jumps ahead; 'manual': time moves only by clock.advance(ms). Or a clock to share. */
   readonly clock?: ClockMode | MemoryClock;
 }
 
