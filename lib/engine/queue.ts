@@ -19,7 +19,8 @@ import {
 } from './dead-letters.js';
 import { Job } from './job.js';
 import { JobPreparer, type BulkJob, type PayloadValidator } from './job-preparer.js';
-import { checkOptions } from '../common/validation.js';
+import { checkOptions, describe } from '../common/validation.js';
+import { QUEUE_HINTS } from '../common/option-hints.js';
 import type { JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
 import { addedJob, recordOf } from './record.js';
@@ -76,11 +77,11 @@ export class Queue<Data = unknown, Result = unknown> {
   private readonly tracing: boolean;
 
   constructor(name: string, options: QueueOptions) {
-    this.name = validateQueueName(name, 'Queue name');
-    checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
+    this.name = validateQueueName(name, 'Queue name', "new Queue('emails', { store })");
+    checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options', QUEUE_HINTS);
     if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
     if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
-      throw new InvalidArgumentError('Queue options.tracing', `must be a boolean, got ${JSON.stringify(options.tracing)}`);
+      throw new InvalidArgumentError('Queue options.tracing', `must be a boolean, got ${describe(options.tracing)}`);
     }
     this.tracing = options.tracing ?? true;
     this.store = storeFor(options.store, this.name, options.shards, 'Queue options.shards');
@@ -105,7 +106,7 @@ export class Queue<Data = unknown, Result = unknown> {
    */
   async addBulk(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     this.assertOpen('addBulk');
-    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'must be an array of { name, data, opts }');
+    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', `must be an array of { name, data, opts }, got ${describe(jobs)}`);
     // With OpenTelemetry: a producer span whose context every job stores (lib/engine/tracing.ts).
     return inProducerSpan(this.name, jobs.length, () => this.write(jobs), this.tracing);
   }

@@ -58,7 +58,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
 
   constructor(queueName: string, private readonly handler: Handler<Data, Result>, options: WorkerOptions) {
     super();
-    this.queueName = validateQueueName(queueName, 'Worker queue name');
+    this.queueName = validateQueueName(queueName, 'Worker queue name', "new Worker('emails', handler, { store })");
     if (typeof handler !== 'function') throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, got ${describe(handler)}`);
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
