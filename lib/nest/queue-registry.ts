@@ -5,7 +5,7 @@ import type { SchedulerJob, SchedulerRepeat } from '../engine/scheduler-spec.js'
 import { Queue } from '../engine/queue.js';
 import type { QueueLimits } from '../store/store.js';
 import type { SpoolConnections } from './connections.js';
-import { checkDto, type DtoClass } from './dto.js';
+import { checkDto, loadDtoPeers, type DtoClass } from './dto.js';
 import { QueueValidationError, SpoolBootstrapError } from './errors.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
@@ -98,7 +98,9 @@ export class QueueRegistry implements OnApplicationShutdown {
     } else if (registration.shards !== undefined && registration.shards !== entry.queue.shards) {
       throw new SpoolBootstrapError(`${at}.shards`, `is ${registration.shards}, but queue "${registration.name}" is registered elsewhere with shards: ${entry.queue.shards}`, 'register it with the same shards everywhere');
     }
-    for (const [jobName, dto] of Object.entries(registration.jobs ?? {})) this.addDto(registration.name, connection, jobName, dto, at);
+    const dtos = Object.entries(registration.jobs ?? {});
+    for (const [jobName, dto] of dtos) this.addDto(registration.name, connection, jobName, dto, at);
+    if (dtos.length > 0) await loadDtoPeers(`${at}.jobs`);
     if (registration.schedulers !== undefined || registration.pruneSchedulers) {
       const list = Array.isArray(registration.schedulers) ? registration.schedulers : [];
       if (registration.schedulers !== undefined && !Array.isArray(registration.schedulers)) throw new SpoolBootstrapError(`${at}.schedulers`, 'must be an array of { id, repeat, job }');
