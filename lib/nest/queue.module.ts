@@ -40,8 +40,10 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
     { provide: SPOOL_LOGGER, useFactory: () => nestLogger() },
     {
       provide: SpoolConnections,
-      useFactory: (options: unknown, logger: SpoolLogger) => SpoolConnections.open(options, logger),
-      inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER],
+      // Built here, opened at module init (SpoolConnections.onModuleInit), when the processors are known.
+      useFactory: (options: unknown, logger: SpoolLogger, d: DiscoveryService, s: MetadataScanner) =>
+        SpoolConnections.create(options, logger, () => new ProcessorExplorer(d, s).connections()),
+      inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER, DiscoveryService, MetadataScanner],
     },
     { provide: QueueRegistry, useFactory: (c: SpoolConnections) => new QueueRegistry(c), inject: [SpoolConnections] },
     { provide: SpoolHealth, useFactory: (c: SpoolConnections) => new SpoolHealth(c), inject: [SpoolConnections] },
