@@ -41,6 +41,9 @@ export type {
   EventReader,
   MetricsRecord,
   MinuteRecord,
+  ImportedJob,
+  ImportOutcome,
+  ImportState,
 } from './store.js';
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from './store.js';

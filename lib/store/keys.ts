@@ -63,6 +63,8 @@ export interface QueueKeys {
   readonly workersSeen: string;
   /** Prefix of scheduler hashes: `schedulerPrefix + id`. */
   readonly schedulerPrefix: string;
+  /** Ids ever imported into the queue (set, lua/import.lua): an import run again skips them, even once the job is gone. */
+  readonly imported: string;
   scheduler(id: string): string;
   flowDecision(token: string): string;
   job(id: string): string;
@@ -173,6 +175,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     workers: `${base}:workers`,
     workersSeen: `${base}:workers-seen`,
     schedulerPrefix,
+    imported: `${base}:imported`,
     scheduler: (id) => schedulerPrefix + id,
     flowDecision: (token) => `${base}:flow-decision:${token}`,
     deps: (id) => `${base}:deps:${id}`,
