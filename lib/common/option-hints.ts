@@ -85,7 +85,7 @@ export const WORKER_HINTS: OptionHints = {
   settings: "settings.backoffStrategy is the Worker option backoffStrategy (with backoff: { type: 'custom' } on jobs)",
   drainDelay: 'idle workers wake on pub/sub; pollInterval (ms) is the fallback poll',
   skipStalledCheck: 'expired leases are always reaped; stalledInterval (ms) says how often',
-  useWorkerThreads: 'sandboxed processors are not offered: run CPU-heavy handlers in worker processes of their own',
+  useWorkerThreads: "a handler module in worker threads: pass its path as the handler and sandbox: { runner: 'threads' } (README \"Sandboxed processors\")",
   telemetry: 'traces are on with @opentelemetry/api installed; tracing: false turns them off',
   metrics: 'metrics are always kept: queue.getMetrics()',
 };
@@ -117,6 +117,6 @@ export const REGISTER_QUEUE_HINTS: OptionHints = {
   prefix: "the prefix belongs to the connection: QueueModule.forRoot({ connection: { url, prefix } })",
   streams: 'limits: { events: { maxLen } }',
   configKey: 'connection: the name of a connection of QueueModule.forRoot({ connections })',
-  processors: 'sandboxed processors are not offered: run CPU-heavy handlers in worker processes of their own',
+  processors: "a sandboxed processor names its module itself: @Processor('queue', { sandbox: { file } })",
   telemetry: 'traces are on with @opentelemetry/api installed; forRoot({ tracing: false }) turns them off',
 };

@@ -15,6 +15,8 @@ export interface HeartbeatOptions {
   readonly concurrency: number;
   /** Jobs the worker holds right now. */
   readonly running: () => number;
+  /** The worker is paused (worker.pause()). */
+  readonly paused: () => boolean;
   readonly report: (err: unknown, context: string) => void;
 }
 
@@ -28,13 +30,20 @@ export interface HeartbeatOptions {
 export class WorkerHeartbeat {
   private timer: ClockTimer | undefined;
   private startedAt = 0;
+  private started = false;
   private stopped = false;
 
   constructor(private readonly o: HeartbeatOptions) {}
 
   start(): void {
     this.startedAt = clockOf(this.o.store).now();
+    this.started = true;
     void this.beat();
+  }
+
+  /** Beats now (the next one follows WORKER_BEAT_MS after it); nothing before start or after stop. */
+  refresh(): void {
+    if (this.started && !this.stopped) void this.beat();
   }
 
   /** No more heartbeats; the entry goes. */
@@ -54,6 +63,7 @@ export class WorkerHeartbeat {
       concurrency: this.o.concurrency,
       running: this.o.running(),
       startedAt: this.startedAt,
+      paused: this.o.paused(),
     };
     try {
       await this.o.store.beat(this.o.queue, info, WORKER_STALE_MS);
@@ -61,6 +71,8 @@ export class WorkerHeartbeat {
       this.o.report(err, 'the worker heartbeat failed');
     }
     if (this.stopped) return;
+    // A refresh() beats between two timed beats: one timer chain either way.
+    clockOf(this.o.store).clearTimeout(this.timer);
     const timer = clockOf(this.o.store).setTimeout(() => void this.beat(), WORKER_BEAT_MS);
     (timer as { unref?: () => void } | undefined)?.unref?.();
     this.timer = timer;

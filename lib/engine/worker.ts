@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { JobRecord, Lease } from '../store/store.js';
 import { Claimer } from './claimer.js';
-import { CorruptJobError, InvalidArgumentError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
+import { CorruptJobError, StoredPayloadTooLargeError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 import { leaseWriter } from './lease-writer.js';
 import { validateQueueName } from './names.js';
 import { persist } from './persist.js';
@@ -15,23 +15,27 @@ import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
 import { OutcomeWriter, type Outcome } from './outcome-writer.js';
 import { Prefetch } from './prefetch.js';
-import { closeWorker } from './worker-close.js';
+import { closeWorker, handBack } from './worker-close.js';
+import { WorkerPause, type PauseOptions } from './worker-pause.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
-import { describe } from './options.js';
 import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
+import { workerHandler, type Handler, type WorkerHandler } from './worker-handler.js';
+import type { BatchHandler, BatchOptions } from './batch.js';
 
-/** Runs one job; what it returns is stored as the job's result (JSON). */
-export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
+export type { Handler } from './worker-handler.js';
 
 /**
  * A pool running one queue's jobs: claims in batches, completes and claims the
  * next in one call, renews all its leases in one call, reaps expired leases of
  * dead workers, promotes delayed jobs on time, and wakes on pub/sub hints.
+ * The handler is a function, or the path or file: URL of a handler module
+ * run in worker threads or child processes (options.sandbox).
  *
  * @example
  * const worker = new Worker('emails', async (job) => send(job.data), { store, concurrency: 10 });
+ * const images = new Worker('images', join(__dirname, 'resize.js'), { store, concurrency: 4 });
  * worker.on('failed', (job, err) => log(job.id, err));
  * await worker.close();
  */
@@ -49,6 +53,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly outcomes: OutcomeWriter<Data, Result>;
   /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
   private readonly prefetch: Prefetch;
+  /** worker.pause() / resume(): this worker alone stops claiming. */
+  private readonly pauser: WorkerPause<Data, Result>;
+  /** The handler function, or the sandbox pool running the handler file. */
+  private readonly handler: WorkerHandler<Data, Result>;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -56,12 +64,16 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private startup: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(queueName: string, private readonly handler: Handler<Data, Result>, options: WorkerOptions) {
+  /** With options.batch: a batch handler, (jobs, batch) => one result per job. */
+  constructor(queueName: string, handler: BatchHandler<Data, Result>, options: WorkerOptions & { readonly batch: BatchOptions });
+  /** A handler function, or the path or file: URL of a handler module (sandboxed). */
+  constructor(queueName: string, handler: Handler<Data, Result> | string | URL, options: WorkerOptions);
+  constructor(queueName: string, handler: Handler<Data, Result> | BatchHandler<Data, Result> | string | URL, options: WorkerOptions) {
     super();
     this.queueName = validateQueueName(queueName, 'Worker queue name', "new Worker('emails', handler, { store })");
-    if (typeof handler !== 'function') throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, got ${describe(handler)}`);
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
+    this.handler = workerHandler<Data, Result>(this.queueName, handler, this.o, (err, context) => this.report(err, context));
     this.prefetch = new Prefetch(this.o.concurrency, this.o.prefetch);
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;
@@ -73,7 +85,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
-      pushable: () => this.upkeep.pushable,
+      pushable: () => this.upkeep.pushable && !this.pauser.isPaused,
       // Claims of their own fill running slots only; the reserve is topped up by completions' claims (OutcomeWriter).
       capacity: () => this.o.concurrency - this.slots.size,
       nameRoom: () => this.slots.room(),
@@ -88,6 +100,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       claimer: this.claimer,
       slots: this.slots,
       running: () => this.state === 'running',
+      paused: () => this.pauser.isPaused,
       onReaped: (outcomes) => outcomes.forEach(({ id, state }) => this.safeEmit('stalled', id, state)),
       report: (err, context) => this.report(err, context),
     });
@@ -98,11 +111,23 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       slots: this.slots,
       prefetch: this.prefetch,
       promoter: this.upkeep.promoter,
-      running: () => this.state === 'running',
+      running: () => this.claiming,
       persist: (call) => this.persist(call),
       freeSlot: (held, refill) => this.freeSlot(held, refill),
       slotFreed: () => this.slotFreed(),
       emit: (event, ...args) => this.safeEmit(event, ...args),
+      report: (err, context) => this.report(err, context),
+    });
+    this.pauser = new WorkerPause<Data, Result>({
+      claimer: this.claimer,
+      upkeep: this.upkeep,
+      slots: this.slots,
+      started: () => this.state === 'running',
+      handBack: (held) => this.handBack(held),
+      changed: (paused) => {
+        this.upkeep.beatNow();
+        this.safeEmit(paused ? 'paused' : 'resumed');
+      },
       report: (err, context) => this.report(err, context),
     });
     if (this.o.autorun) void this.run().catch((err) => this.report(err, 'the worker could not start'));
@@ -124,6 +149,29 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   /**
+   * This worker stops claiming; the queue and its other workers go on. Jobs
+   * it holds but never started go back to waiting at once; running ones
+   * finish. Resolves once they did, unless `doNotWaitActive` (or `true`).
+   */
+  pause(options?: PauseOptions): Promise<void> {
+    return this.pauser.pause(options);
+  }
+
+  /** Claims again after pause(). */
+  resume(): Promise<void> {
+    return this.pauser.resume();
+  }
+
+  isPaused(): boolean {
+    return this.pauser.isPaused;
+  }
+
+  /** Started, not closing, not paused: claims may run and jobs may start. */
+  private get claiming(): boolean {
+    return this.state === 'running' && !this.pauser.isPaused;
+  }
+
+  /**
    * Stops claiming, lets running jobs finish for up to `timeout` ms (default:
    * shutdownTimeout), then aborts the rest (job.signal, WorkerClosingError) and
    * hands them back to waiting without counting the attempt. No job is left active.
@@ -140,7 +188,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     await this.upkeep.listen();
     if (this.state !== 'running') return;
     this.upkeep.start();
-    this.claimer.start();
+    if (!this.pauser.isPaused) this.claimer.start();
   }
 
   /** A claimed job: run it, park it behind its name's cap, or hand it back when closing. */
@@ -148,7 +196,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const held = new HeldJob<Data, Result>(this.queueName, record, (lease) => this.writer(lease), this.o.store);
     const runsNow = this.slots.hold(held);
     this.busySinceDrained = true;
-    if (this.state !== 'running') void this.handBack(held);
+    if (!this.claiming) void this.handBack(held);
     else if (runsNow) this.begin(held);
   }
 
@@ -184,7 +232,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (held.finishing) return;
     let outcome: Outcome<Result>;
     try {
-      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler, this.o.tracing) };
+      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler.run, this.o.tracing) };
     } catch (thrown) {
       outcome = { ok: false, error: toError(thrown) };
     }
@@ -210,7 +258,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
    * was at its cap can be claimed again.
    */
   private endRun(held: HeldJob<Data, Result>): void {
-    const { next, reopened } = this.slots.runEnded(held, this.state === 'running');
+    const { next, reopened } = this.slots.runEnded(held, this.claiming);
     if (reopened) this.claimer.capReopened();
     if (next) this.begin(next);
   }
@@ -222,7 +270,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   private slotFreed(): void {
-    if (this.state === 'running') this.claimer.slotFreed();
+    if (this.claiming) this.claimer.slotFreed();
   }
 
   /** 'drained' once the queue is empty and the last job of this worker is done. */
@@ -249,26 +297,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     });
   }
 
-  /** Shutdown: abort the job and give it back to waiting, attempt not counted. */
-  private async handBack(held: HeldJob<Data, Result>): Promise<void> {
-    if (!held.finishing) {
-      held.finishing = true;
-      // Recorded as the job's write, so a second hand-back (the shutdown's last step) waits for this one.
-      held.writing = this.giveBack(held);
-    }
-    await held.writing;
-  }
-
-  private async giveBack(held: HeldJob<Data, Result>): Promise<void> {
-    held.clearTimer();
-    if (held.started) this.endRun(held);
-    held.abort(new WorkerClosingError(held.job.id));
-    try {
-      await this.o.store.release(this.queueName, held.lease);
-    } catch (err) {
-      this.report(err, `handing job ${held.job.id} back failed; it returns to waiting when its lease expires`);
-    }
-    this.freeSlot(held, false);
+  /** Shutdown or pause: abort the job and give it back to waiting, attempt not counted. */
+  private handBack(held: HeldJob<Data, Result>): Promise<void> {
+    const report = (err: unknown, context: string): void => this.report(err, context);
+    return handBack(held, { store: this.o.store, queueName: this.queueName, endRun: (h) => this.endRun(h), freeSlot: (h) => this.freeSlot(h, false), report });
   }
 
   private async shutdown(timeout: number): Promise<void> {
@@ -291,6 +323,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
         timeout,
       );
     }
+    // Every job was written or handed back: sandboxes still running one (aborted, not yet stopped) go too.
+    await this.handler.close().catch((err: unknown) => this.report(err, 'stopping the sandboxes failed'));
     this.state = 'closed';
     this.safeEmit('closed');
   }

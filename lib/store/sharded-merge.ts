@@ -56,6 +56,7 @@ export function splitLimits(limits: QueueLimits, shards: number): QueueLimits {
     ...limits,
     ...(limits.rateLimit && { rateLimit: { ...limits.rateLimit, max: share(limits.rateLimit.max) } }),
     ...(typeof limits.maxWaiting === 'number' && { maxWaiting: share(limits.maxWaiting) }),
+    ...(typeof limits.concurrency === 'number' && { concurrency: share(limits.concurrency) }),
   };
 }
 
@@ -65,6 +66,7 @@ export function joinLimits(limits: QueueLimits, shards: number): QueueLimits {
     ...limits,
     ...(limits.rateLimit && { rateLimit: { ...limits.rateLimit, max: limits.rateLimit.max * shards } }),
     ...(typeof limits.maxWaiting === 'number' && { maxWaiting: limits.maxWaiting * shards }),
+    ...(typeof limits.concurrency === 'number' && { concurrency: limits.concurrency * shards }),
   };
 }
 
