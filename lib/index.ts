@@ -9,5 +9,7 @@
 // Re-exports the engine (lib/engine/index.ts), the Nest module and the dashboard.
 
 export * from './engine/index.js';
+// Before the Nest module: a missing Nest peer is one clear error (lib/nest/peers.ts).
+import './nest/peers.js';
 export * from './nest/index.js';
 export * from './dashboard/index.js';
