@@ -76,7 +76,7 @@ export const RETENTION_HINTS: OptionHints = {
 
 const JOB_OPTION_HINT = "a job option in Spool, not a Worker's: set it in the queue's defaultJobOptions or per add()";
 
-/** Worker options (new Worker, @Processor, QueueModule workers). */
+/** Worker options (new Worker, `@Processor`, QueueModule workers). */
 export const WORKER_HINTS: OptionHints = {
   connection: STORE_HINT,
   prefix: PREFIX_HINT,

@@ -2,7 +2,7 @@ import { checkOptions, positiveInteger } from '../common/validation.js';
 import { InvalidArgumentError, SpoolError } from './errors.js';
 import type { ActiveJob } from './active-job.js';
 
-/** Worker options.batch (engine) and @OnJob(name, { batch }) (Nest): the handler takes jobs in batches. */
+/** Worker options.batch (engine) and `@OnJob(name, { batch })` (Nest): the handler takes jobs in batches. */
 export interface BatchOptions {
   /** Most jobs per call of the handler (1 to 10,000). */
   readonly size: number;

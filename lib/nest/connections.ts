@@ -41,7 +41,7 @@ export class SpoolConnections implements OnModuleInit, OnApplicationShutdown {
   /**
    * Validates the module options and builds every connection's store, opening
    * none. `processorConnections` (called at module init, once the app's
-   * providers exist) names the connections that run @Processor workers:
+   * providers exist) names the connections that run `@Processor` workers:
    * those wait for Redis at bootstrap unless waitForRedis says otherwise.
    */
   static create(options: unknown, logger: SpoolLogger, processorConnections: () => readonly string[]): SpoolConnections {

@@ -55,7 +55,7 @@ export interface OnJobOptions {
   readonly schedule?: OnJobSchedule;
 }
 
-/** A schedule of @OnJob: when (cron or every) plus the scheduler id (default: the job name) and the jobs' data and options. */
+/** A schedule of `@OnJob`: when (cron or every) plus the scheduler id (default: the job name) and the jobs' data and options. */
 export interface OnJobSchedule extends SchedulerRepeat {
   readonly id?: string;
   readonly data?: unknown;
@@ -67,7 +67,7 @@ export interface OnJobMetadata extends OnJobOptions {
   readonly name?: string;
 }
 
-/** Worker events a processor method can receive with @OnWorkerEvent. */
+/** Worker events a processor method can receive with `@OnWorkerEvent`. */
 export type ProcessorEvent = Exclude<WorkerEventName, 'closed'>;
 
 /**
@@ -101,7 +101,7 @@ export function OnWorkerEvent(event: ProcessorEvent): MethodDecorator {
   return SetMetadata(ON_WORKER_EVENT_METADATA, event) as MethodDecorator;
 }
 
-/** Queue events a provider method can receive with @OnQueueEvent: each event by name, 'event' for all, 'gap'. */
+/** Queue events a provider method can receive with `@OnQueueEvent`: each event by name, 'event' for all, 'gap'. */
 export type QueueEventListenerName = Exclude<keyof QueueEventsEmitted, 'error' | 'closed'>;
 
 /**

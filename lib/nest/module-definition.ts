@@ -6,7 +6,7 @@ export interface SpoolOptionsFactory {
   createSpoolOptions(): QueueModuleOptions | Promise<QueueModuleOptions>;
 }
 
-/** Extra forRootAsync field: named connections to expose with @InjectConnection(name) (forRoot finds them itself). */
+/** Extra forRootAsync field: named connections to expose with `@InjectConnection(name)` (forRoot finds them itself). */
 export interface QueueModuleExtras {
   readonly connectionNames?: readonly string[];
 }

@@ -45,7 +45,7 @@ export interface SpoolConnectionOptions {
    * Redis not up at bootstrap: true keeps connecting with capped backoff
    * (the engine's connect({ wait: true })) and logs every 5 s while it
    * waits; false fails the bootstrap at once with RedisUnavailableError.
-   * Default: true for a connection that @Processor classes use, false for
+   * Default: true for a connection that `@Processor` classes use, false for
    * one that only produces.
    */
   readonly waitForRedis?: boolean;
@@ -61,7 +61,7 @@ export type ProcessorWorkerOptions = Omit<WorkerOptions, 'store' | 'logger' | 'n
 export interface QueueModuleOptions {
   /** The default connection. */
   readonly connection: SpoolConnectionOptions;
-  /** More servers by name, used with registerQueue({ connection }) and @Processor({ connection }). */
+  /** More servers by name, used with registerQueue({ connection }) and `@Processor({ connection })`. */
   readonly connections?: Readonly<Record<string, SpoolConnectionOptions>>;
   /** Options every job of every registered queue gets unless the queue or the job sets its own. */
   readonly defaultJobOptions?: JobOptions;
@@ -101,7 +101,7 @@ function literal(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Worker options the module's `workers` and @Processor take. */
+/** Worker options the module's `workers` and `@Processor` take. */
 const PROCESSOR_WORKER_KEYS = WORKER_OPTION_KEYS.filter((k) => k !== 'store' && k !== 'logger' && k !== 'nameConcurrency');
 
 /** Unknown keys fail together, each with the did-you-mean (or BullMQ counterpart) of UnknownOptionError. */

@@ -24,8 +24,8 @@ type Class = abstract new (...args: never[]) => unknown;
  * Finds the `@Processor` providers of the app (DiscoveryService +
  * MetadataScanner) and reads their handlers. It writes nothing and builds
  * nothing: what it returns is data, checked for what the classes alone can
- * show (a second processor for a queue, no @OnJob, handlers without
- * @Processor). Processors given by useFactory or useValue are found through
+ * show (a second processor for a queue, no `@OnJob`, handlers without
+ * `@Processor`). Processors given by useFactory or useValue are found through
  * their instance's constructor.
  */
 export class ProcessorExplorer {
@@ -34,7 +34,7 @@ export class ProcessorExplorer {
     private readonly scanner: MetadataScanner,
   ) {}
 
-  /** The connections @Processor classes name (unchecked: explore() reports what is wrong with them). */
+  /** The connections `@Processor` classes name (unchecked: explore() reports what is wrong with them). */
   connections(): string[] {
     const names = new Set<string>();
     for (const wrapper of this.discovery.getProviders()) {

@@ -26,12 +26,12 @@ function methodMetadata<T>(prototype: object, method: string, key: string): T | 
   return typeof fn === 'function' ? (Reflect.getMetadata(key, fn) as T | undefined) : undefined;
 }
 
-/** The methods of the class that carry @OnJob or @OnWorkerEvent. */
+/** The methods of the class that carry `@OnJob` or `@OnWorkerEvent`. */
 export function handlerMethods(prototype: object, methods: readonly string[]): string[] {
   return methods.filter((m) => methodMetadata(prototype, m, ON_JOB_METADATA) !== undefined || methodMetadata(prototype, m, ON_WORKER_EVENT_METADATA) !== undefined);
 }
 
-/** Reads the @OnJob / @OnWorkerEvent methods of a processor class; refuses ambiguous setups. */
+/** Reads the `@OnJob` / `@OnWorkerEvent` methods of a processor class; refuses ambiguous setups. */
 export function collectHandlers(className: string, prototype: object, methods: readonly string[]): ProcessorHandlers {
   const byName = new Map<string, HandlerEntry>();
   let fallback: HandlerEntry | undefined;

@@ -16,7 +16,7 @@ import { DEFAULT_CONNECTION } from './tokens.js';
 type Instance = Record<string, unknown>;
 
 /**
- * Hosts one Worker per @Processor: at module init it takes the explorer's
+ * Hosts one Worker per `@Processor`: at module init it takes the explorer's
  * definitions, checks them against the app (connections, registered queues),
  * registers their DTOs and builds the workers; it starts them at application
  * bootstrap and closes them all before the application shuts down (while

@@ -26,7 +26,7 @@ export interface ProcessorModes {
 
 /**
  * Refuses `batch` among a processor's (or the module's `workers`) options, and
- * `sandbox` among the module's: their place is @OnJob and @Processor.
+ * `sandbox` among the module's: their place is `@OnJob` and `@Processor`.
  */
 export function misplacedModes(d: ProcessorDefinition, moduleWorkers: object | undefined): void {
   const at = `@Processor('${d.metadata.queue}') of ${d.className}`;

@@ -7,7 +7,7 @@ import { SpoolBootstrapError } from './errors.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { DEFAULT_CONNECTION, ON_QUEUE_EVENT_METADATA } from './tokens.js';
 
-/** One @OnQueueEvent on a method. */
+/** One `@OnQueueEvent` on a method. */
 export interface OnQueueEventMetadata {
   readonly queue: string;
   readonly event: string;
@@ -25,7 +25,7 @@ type Instance = Record<string, unknown>;
 /**
  * QueueEvents for Nest: one reader per queue and connection, shared by the
  * `@OnQueueEvent` methods of any provider (found like processors) and by
- * whoever injects it with @InjectQueueEvents(queue). Readers are lazy (Nest
+ * whoever injects it with `@InjectQueueEvents(queue)`. Readers are lazy (Nest
  * builds every queue's provider, injected or not): a reader opens its
  * connection when a listener is attached or it is asked to run, so queues
  * nobody listens to cost no blocking connection. Readers are closed before

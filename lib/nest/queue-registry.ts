@@ -26,7 +26,7 @@ export interface QueueRegistration {
   readonly maxPayloadBytes?: number;
   /** Spreads the queue over this many physical queues (README "Sharded queues"); its workers and events follow. Default 1. */
   readonly shards?: number;
-  /** Schedulers upserted at bootstrap (queue.upsertScheduler), with those of @OnJob({ schedule }). */
+  /** Schedulers upserted at bootstrap (queue.upsertScheduler), with those of `@OnJob({ schedule })`. */
   readonly schedulers?: readonly QueueScheduler[];
   /** Remove, at bootstrap, the queue's schedulers that no registration or `@OnJob` declares. Default false. */
   readonly pruneSchedulers?: boolean;

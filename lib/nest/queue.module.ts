@@ -111,7 +111,7 @@ export class QueueModule extends ConfigurableModuleClass {
     return withCore(super.forRootAsync(options), options.connectionNames ?? []);
   }
 
-  /** Provides a Queue per name (inject with @InjectQueue(name)); usable in any feature module. */
+  /** Provides a Queue per name (inject with `@InjectQueue(name)`); usable in any feature module. */
   static registerQueue(...queues: (string | QueueRegistration)[]): DynamicModule {
     const registrations = queues.map((q, i) => registration(q, `QueueModule.registerQueue() argument ${i + 1}`));
     const providers: Provider[] = registrations.map((r, i) => ({
@@ -133,7 +133,7 @@ export class QueueModule extends ConfigurableModuleClass {
     };
   }
 
-  /** Provides a FlowProducer over every registered queue of the connection (inject with @InjectFlowProducer()). */
+  /** Provides a FlowProducer over every registered queue of the connection (inject with `@InjectFlowProducer()`). */
   static registerFlowProducer(options: { readonly connection?: string } = {}): DynamicModule {
     const connection = connectionName(options.connection, 'QueueModule.registerFlowProducer() options.connection');
     const provider: Provider = {

@@ -18,7 +18,7 @@ export interface SchedulerDefinition {
   readonly at: string;
 }
 
-/** The @OnJob({ schedule }) declarations of the app's processors, as plain definitions. */
+/** The `@OnJob({ schedule })` declarations of the app's processors, as plain definitions. */
 export function discoverSchedules(discovery: DiscoveryService, scanner: MetadataScanner): SchedulerDefinition[] {
   const found: SchedulerDefinition[] = [];
   for (const wrapper of discovery.getProviders()) {

@@ -43,7 +43,7 @@ export const ON_JOB_METADATA = 'spool:on-job';
 export const ON_WORKER_EVENT_METADATA = 'spool:on-worker-event';
 export const ON_QUEUE_EVENT_METADATA = 'spool:on-queue-event';
 
-/** Token of the QueueEvents of a registered queue (inject with @InjectQueueEvents(name)). */
+/** Token of the QueueEvents of a registered queue (inject with `@InjectQueueEvents(name)`). */
 export function getQueueEventsToken(name: string, connection: string = DEFAULT_CONNECTION): string {
   const named = connectionName(connection, 'getQueueEventsToken() connection');
   return named === DEFAULT_CONNECTION ? `SpoolQueueEvents:${name}` : `SpoolQueueEvents:${named}:${name}`;
