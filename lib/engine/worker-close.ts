@@ -40,7 +40,7 @@ export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, 
   await step('wait for startup', () => w.startup);
   await step('stop claiming', () => {
     w.claimer.stop();
-    w.upkeep.stopLooking();
+    return w.upkeep.stopLooking();
   });
   await step('wait for claims in flight', () => w.claimer.settled());
   await step('stop taking pushes', () => w.upkeep.stopPushes());

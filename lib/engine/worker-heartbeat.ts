@@ -29,20 +29,29 @@ export class WorkerHeartbeat {
   private timer: ClockTimer | undefined;
   private startedAt = 0;
   private stopped = false;
+  /** The beat under way: stop() waits for it, so the entry's removal comes after it. */
+  private underway: Promise<void> | undefined;
 
   constructor(private readonly o: HeartbeatOptions) {}
 
   start(): void {
     this.startedAt = clockOf(this.o.store).now();
-    void this.beat();
+    this.fire();
   }
 
   /** No more heartbeats; the entry goes. */
   async stop(): Promise<void> {
     this.stopped = true;
     clockOf(this.o.store).clearTimeout(this.timer);
+    await this.underway;
     // A worker closing while Redis is away leaves an entry that reads leave out once stale (WORKER_STALE_MS).
     await this.o.store.forgetWorker(this.o.queue, this.o.workerId).catch(() => undefined);
+  }
+
+  private fire(): void {
+    this.underway = this.beat().finally(() => {
+      this.underway = undefined;
+    });
   }
 
   private async beat(): Promise<void> {
@@ -61,7 +70,7 @@ export class WorkerHeartbeat {
       this.o.report(err, 'the worker heartbeat failed');
     }
     if (this.stopped) return;
-    const timer = clockOf(this.o.store).setTimeout(() => void this.beat(), WORKER_BEAT_MS);
+    const timer = clockOf(this.o.store).setTimeout(() => this.fire(), WORKER_BEAT_MS);
     (timer as { unref?: () => void } | undefined)?.unref?.();
     this.timer = timer;
   }
