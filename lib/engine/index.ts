@@ -10,6 +10,7 @@ export type { JobsPage } from './page.js';
 export { Worker } from './worker.js';
 export type { Handler } from './worker.js';
 export type { WorkerOptions } from './worker-options.js';
+export type { WorkerCloseResult } from './close-ledger.js';
 export type { FailureLogLevels, LogLevel } from './failure-log.js';
 export type { WorkerEvents, WorkerEventName } from './events.js';
 export { Job, ActiveJob } from './job.js';

@@ -16,6 +16,7 @@ import { Upkeep } from './upkeep.js';
 import { OutcomeWriter, type Outcome } from './outcome-writer.js';
 import { Prefetch } from './prefetch.js';
 import { closeWorker } from './worker-close.js';
+import { CloseLedger, type WorkerCloseResult, type WriteFate } from './close-ledger.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { describe } from './options.js';
@@ -54,7 +55,9 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   /** Past the shutdown timeout: stop retrying writes. */
   private forced = false;
   private startup: Promise<void> | undefined;
-  private closing: Promise<void> | undefined;
+  private closing: Promise<WorkerCloseResult> | undefined;
+  /** Every outcome and hand-back write, so close() waits for each and says which landed. */
+  private readonly ledger = new CloseLedger();
 
   constructor(queueName: string, private readonly handler: Handler<Data, Result>, options: WorkerOptions) {
     super();
@@ -126,9 +129,13 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   /**
    * Stops claiming, lets running jobs finish for up to `timeout` ms (default:
    * shutdownTimeout), then aborts the rest (job.signal, WorkerClosingError) and
-   * hands them back to waiting without counting the attempt. No job is left active.
+   * hands them back to waiting without counting the attempt. Resolves once
+   * every outcome write has landed or been given up (a write Redis does not
+   * answer is retried until the timeout, then tried once more), with which
+   * was which: a job whose write was given up stays active until its lease
+   * expires, then runs again.
    */
-  close(options: { readonly timeout?: number } = {}): Promise<void> {
+  close(options: { readonly timeout?: number } = {}): Promise<WorkerCloseResult> {
     this.closing ??= this.shutdown(options.timeout ?? this.o.shutdownTimeout);
     return this.closing;
   }
@@ -197,10 +204,15 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     held.clearTimer();
     this.endRun(held);
     this.prefetch.ran(held.ranMs);
-    held.writing = this.outcomes.write(held, outcome).catch((err) => {
-      this.report(err, `recording the outcome of job ${held.job.id} failed`);
-      this.freeSlot(held);
-    });
+    const write = this.outcomes.write(held, outcome).then(
+      (): WriteFate => 'written',
+      (err: unknown): WriteFate => {
+        this.report(err, `recording the outcome of job ${held.job.id} failed${this.forced ? ' (given up: the worker is closing)' : ''}`);
+        this.freeSlot(held);
+        return 'given-up';
+      },
+    );
+    held.writing = this.ledger.track(held.job.id, 'outcome', write);
     return held.writing;
   }
 
@@ -254,28 +266,32 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (!held.finishing) {
       held.finishing = true;
       // Recorded as the job's write, so a second hand-back (the shutdown's last step) waits for this one.
-      held.writing = this.giveBack(held);
+      held.writing = this.ledger.track(held.job.id, 'hand-back', this.giveBack(held));
     }
     await held.writing;
   }
 
-  private async giveBack(held: HeldJob<Data, Result>): Promise<void> {
+  private async giveBack(held: HeldJob<Data, Result>): Promise<WriteFate> {
     held.clearTimer();
     if (held.started) this.endRun(held);
     held.abort(new WorkerClosingError(held.job.id));
+    let fate: WriteFate = 'written';
     try {
       await this.o.store.release(this.queueName, held.lease);
     } catch (err) {
       this.report(err, `handing job ${held.job.id} back failed; it returns to waiting when its lease expires`);
+      fate = 'given-up';
     }
     this.freeSlot(held, false);
+    return fate;
   }
 
-  private async shutdown(timeout: number): Promise<void> {
+  private async shutdown(timeout: number): Promise<WorkerCloseResult> {
     const started = this.state !== 'new';
     this.state = 'closing';
+    let result: WorkerCloseResult = { timedOut: false, handedBack: [], written: [], givenUp: [] };
     if (started) {
-      await closeWorker<Data, Result>(
+      result = await closeWorker<Data, Result>(
         {
           id: this.id,
           queueName: this.queueName,
@@ -284,6 +300,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
           claimer: this.claimer,
           upkeep: this.upkeep,
           slots: this.slots,
+          ledger: this.ledger,
           handBack: (held) => this.handBack(held),
           force: () => (this.forced = true),
           report: (err, context) => this.report(err, context),
@@ -293,6 +310,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     }
     this.state = 'closed';
     this.safeEmit('closed');
+    return result;
   }
 
   private report(err: unknown, context: string): void {
