@@ -74,9 +74,14 @@ function registration(item: unknown, at: string): QueueRegistration {
   if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') {
     throw new SpoolBootstrapError(at, 'must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }');
   }
-  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards'];
+  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards', 'tracing'];
   knownKeys(item, known, at);
+  checkTracing((item as { tracing?: unknown }).tracing, at);
   return item as QueueRegistration;
+}
+
+function checkTracing(tracing: unknown, at: string): void {
+  if (tracing !== undefined && typeof tracing !== 'boolean') throw new SpoolBootstrapError(`${at}.tracing`, `must be true or false, got ${JSON.stringify(tracing)}`);
 }
 
 /**
@@ -127,12 +132,18 @@ export class QueueModule extends ConfigurableModuleClass {
     };
   }
 
-  /** Provides a FlowProducer over every registered queue of the connection (inject with @InjectFlowProducer()). */
-  static registerFlowProducer(options: { readonly connection?: string } = {}): DynamicModule {
+  /**
+   * Provides a FlowProducer over every registered queue of the connection
+   * (inject with @InjectFlowProducer()). `tracing`: its producer spans and
+   * stored trace context, over forRoot's.
+   */
+  static registerFlowProducer(options: { readonly connection?: string; readonly tracing?: boolean } = {}): DynamicModule {
+    knownKeys(options, ['connection', 'tracing'], 'QueueModule.registerFlowProducer() options');
+    checkTracing(options.tracing, 'QueueModule.registerFlowProducer() options');
     const connection = options.connection ?? DEFAULT_CONNECTION;
     const provider: Provider = {
       provide: getFlowProducerToken(connection),
-      useFactory: (c: SpoolConnections, r: QueueRegistry) => new ModuleFlowProducer(c, r, connection),
+      useFactory: (c: SpoolConnections, r: QueueRegistry) => new ModuleFlowProducer(c, r, connection, options.tracing),
       inject: [SpoolConnections, QueueRegistry],
     };
     return { module: QueueModule, providers: [provider], exports: [getFlowProducerToken(connection)] };
