@@ -40,6 +40,7 @@ export type {
   StreamInfo,
   EventReader,
   MetricsRecord,
+  MinuteCounts,
   MinuteRecord,
 } from './store.js';
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';
