@@ -23,6 +23,10 @@
                   default DEFAULT_RETENTION, includes/retention)
               g   group id (none)
               tc  trace context (JSON carrier, stored as field tc; none)
+              nr  '1': the numbered id was drawn from another queue's
+                  counter (a sharded queue's first shard): when a job holds
+                  it, report it taken ({id, -1}) rather than renumber it
+                  from this queue's counter (see includes/ids)
             Packing the rare options keeps a plain add at 5 arguments per job.
 
   Returns {createdAt, one entry per job}, an entry being:
@@ -32,6 +36,7 @@
     {id}               dedup window still open but its job is gone
     {newId, 0|runAt}   created under a new id: its numbered id was taken
                        (two entries: the known-job entries have an odd count)
+    {id, -1}           its numbered id is taken and it carries nr: not written
   (the caller knows the ids it sent: a plain add's entry is one integer, not
   a table of five values to build here and to encode and decode);
   or, when the new waiting jobs would pass maxWaiting (meta mw) or
@@ -89,6 +94,7 @@ local NONE = {}
 local info = {}
 local newWaiting, perGroup = 0, nil
 local renumbered = nil -- job index -> true: created under a new id (spool_renumber)
+local reported = nil -- job index -> true: its id is taken and it carries nr, so it is reported, not written
 -- Jobs of one call mostly carry the same packed options (a producer's attempts
 -- and retention): each distinct string is decoded once; the tables are only read.
 local decoded = nil
@@ -105,7 +111,11 @@ for i = 0, n - 1 do
   end
   local jobKey = Q.jobPrefix .. ARGV[5 + i * 5]
   local exists = redis.call('EXISTS', jobKey) == 1
-  if exists and spool_numbered(ARGV[5 + i * 5]) then
+  if exists and x.nr == '1' and spool_numbered(ARGV[5 + i * 5]) then
+    -- Drawn from another queue's counter: that counter numbers it anew (reserve-ids with the taken id).
+    reported = reported or {}
+    reported[i + 1] = true
+  elseif exists and spool_numbered(ARGV[5 + i * 5]) then
     -- A number is an id the queue gave (custom ids may not be one), so a job
     -- holding it means the counter went back (a failover lost its last draws):
     -- this job takes a fresh number instead of being taken for that one.
@@ -177,7 +187,9 @@ for i = 1, n do
   elseif dedupTtl >= 0 then
     known = (dedupTaken and dedupTaken[dedupKey]) or holder or nil
   end
-  if known then
+  if reported and reported[i] then
+    out[#out + 1] = { id, -1 }
+  elseif known then
     local hash = redis.call('HGETALL', Q.jobPrefix .. known)
     local entry = {known}
     for j = 1, #hash do

@@ -34,6 +34,9 @@ local L = spool_lanes(Q)
 
 -- The list index of the listed job `id` with score `ws` (scores are integers), or nil when it is not where its score says.
 local function listedAt(id, ws)
+  if not ws then
+    return nil
+  end
   local at = spool_fifo_after(Q, L, ws - 1)
   if at < L.listed and redis.call('LINDEX', Q.fifo, at) == id then
     return at
@@ -63,28 +66,35 @@ for i = 4, #ARGV do
 end
 
 if #listed > 0 then
-  -- The earliest one by a binary search, the others in the window read from there.
+  -- Every place is found before any is marked: a tombstone has no score, and a
+  -- binary search that met one went the wrong way (then the job was removed by a
+  -- scan that shortened the list under the searches still to come).
   table.sort(listed, function(a, b) return (a[2] or -1) < (b[2] or -1) end)
   local where = {}
-  local from = listed[1][2] and listedAt(listed[1][1], listed[1][2])
+  local from = listedAt(listed[1][1], listed[1][2])
   if from then
     local window = redis.call('LRANGE', Q.fifo, from, from + WINDOW - 1)
     for i = 1, #window do
       where[window[i]] = from + i - 1
     end
   end
-  local buried = 0
+  local found, scanned = {}, {}
   for _, job in ipairs(listed) do
-    local at = where[job[1]] or (job[2] and listedAt(job[1], job[2]))
+    local at = where[job[1]] or listedAt(job[1], job[2])
     if at then
-      redis.call('LSET', Q.fifo, at, TOMBSTONE)
-      buried = buried + 1
+      found[#found + 1] = at
     else
-      redis.call('LREM', Q.fifo, 1, job[1]) -- not in score order (a wrapped sequence): the scan finds it
+      scanned[#scanned + 1] = job[1] -- not in score order (a wrapped sequence): the scan finds it
     end
   end
-  if buried > 0 then
+  for _, at in ipairs(found) do
+    redis.call('LSET', Q.fifo, at, TOMBSTONE)
+  end
+  if #found > 0 then
     redis.call('LREM', Q.fifo, 0, TOMBSTONE)
+  end
+  for _, id in ipairs(scanned) do
+    redis.call('LREM', Q.fifo, 1, id)
   end
 end
 return out

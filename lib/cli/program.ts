@@ -6,6 +6,7 @@ import { Context, DEFAULT_URL, type GlobalOptions } from './context.js';
 import { EXIT_OK, EXIT_USAGE, describeFailure } from './errors.js';
 import { registerInspect } from './inspect.js';
 import { registerLive } from './live.js';
+import { registerImport } from './import.js';
 
 /** A command's work, given a connected context; the store is closed after it, whatever happens. */
 export type Work = (ctx: Context, cmd: Command) => Promise<void>;
@@ -23,6 +24,7 @@ Examples:
   spool export emails failed > dead.ndjson       dead letters as NDJSON
   spool events emails                            tail the event stream
   REDIS_URL=redis://cache:6379 spool watch       live counts, redrawn in place
+  spool import bullmq emails --from-url redis://old:6379 --dry-run   what BullMQ's jobs would become
 
 Exit status: 0 done, 1 failed (Redis unreachable, unknown queue or job), 2 wrong usage.
 Destructive commands ask first on a terminal; elsewhere they need --yes.`;
@@ -62,7 +64,8 @@ export function buildProgram(): Command {
   registerInspect(program, action);
   registerActions(program, action);
   registerLive(program, action);
-  for (const sub of program.commands) sub.exitOverride().showHelpAfterError('(add --help for usage)');
+  registerImport(program, action);
+  for (const sub of program.commands.flatMap((c) => [c, ...c.commands])) sub.exitOverride().showHelpAfterError('(add --help for usage)');
   return program;
 }
 

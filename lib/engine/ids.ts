@@ -1,17 +1,9 @@
 import { ReplyShapeError } from '../store/errors.js';
 
-/**
- * Ids are the counter's value plus this: ten digits for the first nine
- * billion jobs of a queue, so that ids compare as strings as they do as
- * numbers. Redis breaks ties of equal scores by comparing members as
- * strings: delayed jobs due in the same millisecond are promoted, and jobs
- * finished in the same one are listed, in id order ("10" < "9" would not be).
- * Below 2^31 a list entry still holds one as a 4-byte integer.
- */
-export const ID_BASE = 1_000_000_000;
+import { ID_BASE } from '../store/numbered-ids.js';
 
-/** The form of the ids a queue gives: a decimal number. Custom jobIds may not take it (validateJobId). */
-export const NUMBERED_ID = /^(?:0|[1-9][0-9]*)$/;
+// Defined with the store, which numbers ids anew too (a sharded queue's renumbering, lib/store/sharded-store.ts).
+export { ID_BASE, NUMBERED_ID } from '../store/numbered-ids.js';
 
 /** The first block a producer draws, and the largest: blocks double from one to the other. */
 const FIRST_BLOCK = 16;

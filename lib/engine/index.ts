@@ -99,6 +99,7 @@ export {
   ReplyShapeError,
   FlowAddAbandonedError,
   RedisUnavailableError,
+  CommandTimeoutError,
   RedisOutOfMemoryError,
 } from '../store/errors.js';
 export { UnsupportedServerError } from '../store/server-checks.js';
@@ -113,3 +114,6 @@ export { NatsPeerMissingError } from '../notify/nats-errors.js';
 // Logging
 export type { SpoolLogger } from '../logger.js';
 
+// Moving from BullMQ (lib/migrate): the importer is engine-level (no Nest), so both entries carry it.
+export { importFromBullMQ, bullmqIdToSpool, BULL_STATES, DEFAULT_STATES } from '../migrate/index.js';
+export type { ImportFromBullMQOptions, BullState, ImportProgress, ImportReport, JobNote, QueueReport, StateTally } from '../migrate/index.js';

@@ -1,7 +1,7 @@
 import type { SpoolLogger } from '../logger.js';
 import type { Claimer } from './claimer.js';
 import type { CloseLedger, WorkerCloseResult } from './close-ledger.js';
-import { plural, seconds } from './failure-log.js';
+import { flushFailureLog, plural, seconds } from './failure-log.js';
 import type { HeldJob } from './held-job.js';
 import type { Slots } from './slots.js';
 import type { Upkeep } from './upkeep.js';
@@ -29,9 +29,10 @@ export interface ClosingWorker<Data, Result> {
  * never started (the prefetch reserve, capped ones), let running jobs finish
  * for up to `timeout` ms, abort and hand back the rest, wait for every
  * outcome write (one Redis does not answer gives up at its next failure past
- * the timeout), stop renewing and listening. Each step is guarded so one
- * failure does not skip the rest. Says (log lines, and the result) which
- * writes landed and which were given up.
+ * the timeout), stop renewing and listening, write the summary of failure
+ * lines held back. Each step is guarded so one failure does not skip the
+ * rest. Says (log lines, and the result) which writes landed and which
+ * were given up.
  */
 export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, timeout: number): Promise<WorkerCloseResult> {
   const step = async (what: string, action: () => unknown): Promise<void> => {
@@ -77,5 +78,7 @@ export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, 
   await step('stop renewing leases', () => w.upkeep.stopLeases());
   await step('leave the workers list', () => w.upkeep.stopBeating());
   await step('unsubscribe', () => w.upkeep.stopListening());
+  // Failure lines held back (past logFailures.linesPerInterval) are told now, not after the worker is gone.
+  await step('summarize held failure lines', () => flushFailureLog(w.logger, w.queueName));
   return result;
 }

@@ -67,6 +67,8 @@ export interface WorkerOptions {
    * reaper takes back from a dead worker: true (default: a warning per
    * dead letter, a debug line per retry or stall), false (none), or
    * { dead?, retry? } with a level ('error' | 'warn' | 'log' | 'debug') or false each.
+   * Past linesPerInterval lines (default 10) per queue, kind and reason in
+   * `interval` ms (default 30,000), one summary line stands for the rest.
    */
   readonly logFailures?: boolean | FailureLogLevels;
   /** With OpenTelemetry: run each handler in a consumer span continuing the producer's trace. Default true; false: no span. */

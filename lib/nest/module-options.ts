@@ -31,6 +31,11 @@ export interface SpoolConnectionOptions {
   readonly requireNoEviction?: boolean;
   /** How long scripts refused with LOADING / BUSY / TRYAGAIN / MASTERDOWN are retried before failing, in ms. Default 10,000. */
   readonly transientRetryMs?: number;
+  /**
+   * How long a call waits while Redis gives no reply, in ms: then it rejects with CommandTimeoutError (retryable; retry
+   * an add with the same jobId). Default 5,000 (plus replicationTimeoutMs with durability 'replicated'); blocking reads excluded.
+   */
+  readonly commandTimeoutMs?: number;
   /** While Redis is unreachable, at most one summary line per this many ms (after one error line). Default 30,000. */
   readonly outageLogInterval?: number;
   /**
@@ -123,9 +128,11 @@ function checkConnection(value: unknown, field: string): void {
       throw new SpoolBootstrapError(`${field}.${key}`, `must be true or false, got ${JSON.stringify(value[key])}`);
     }
   }
-  const interval = value.outageLogInterval;
-  if (interval !== undefined && (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1)) {
-    throw new SpoolBootstrapError(`${field}.outageLogInterval`, `must be a whole number of ms >= 1, got ${JSON.stringify(interval)}`);
+  for (const key of ['outageLogInterval', 'commandTimeoutMs']) {
+    const ms = value[key];
+    if (ms !== undefined && (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1)) {
+      throw new SpoolBootstrapError(`${field}.${key}`, `must be a whole number of ms >= 1, got ${JSON.stringify(ms)}`);
+    }
   }
   const retry = value.transientRetryMs;
   if (retry !== undefined && (typeof retry !== 'number' || !Number.isInteger(retry) || retry < 0)) {

@@ -1,5 +1,6 @@
 import { createCluster, type RedisClusterOptions } from 'redis';
 import { reconnectDelay, type RedisClientLike } from './redis-client.js';
+import { waitAllowance, type ReplyClock } from './reply-clock.js';
 
 /**
  * Options of node-redis's `createCluster()` (rootNodes, defaults, useReplicas,
@@ -20,8 +21,32 @@ export interface ClusterClientLike {
   getNodeClientForKey(key: string): Promise<unknown>;
 }
 
+/** A node client of a cluster: a node-redis client, whose commands take per-call options. */
+interface NodeClient extends RedisClientLike {
+  sendCommand(args: readonly string[], options?: object): Promise<unknown>;
+  duplicate(overrides?: object): RedisClientLike;
+}
+
+/** Options for one command (node-redis CommandOptions), as the cluster passes them to the node that runs it. */
+type CommandOptions = object;
+
+/**
+ * node-redis's routing core (RedisCluster._execute, 6.x): it picks the node
+ * for `parser.firstKey`, calls `fn` with it, and calls `fn` again with the
+ * node a MOVED or ASK reply names (after ASKING, on the same connection).
+ * `fn` thus learns which node client served the command.
+ */
+type Execute = (
+  parser: { readonly firstKey: string | undefined },
+  isReadonly: boolean,
+  options: CommandOptions | undefined,
+  fn: (client: NodeClient, options: CommandOptions) => Promise<unknown>,
+) => Promise<unknown>;
+
 /** The parts of a node-redis cluster client that the adapter uses. */
 interface ClusterInternals extends ClusterClientLike {
+  readonly _execute?: Execute;
+  readonly _commandOptions?: CommandOptions;
   readonly isOpen: boolean;
   readonly isReady: boolean;
   readonly masters: readonly object[];
@@ -97,19 +122,36 @@ export function commandKey(args: readonly string[]): string | undefined {
   return args[1];
 }
 
+/** A reply and the connection that gave it: a WAIT after a write must go to that very connection. */
+export interface Served {
+  readonly reply: unknown;
+  readonly connection: RedisClientLike;
+}
+
 /**
  * A node-redis cluster client seen as the one-connection RedisClientLike the
  * store uses: each command goes to the master of its key's slot (node-redis
  * follows MOVED and ASK and refreshes the slot map after a failover);
  * server-wide commands go to the masters one by one (masterClients()). Every
  * key of a queue carries the queue's hash tag, so each script runs on one
- * master.
+ * master. With a ReplyClock (commandTimeoutMs), every command is bounded by
+ * the silence of the node it waits on.
  */
 export class ClusterClient implements RedisClientLike {
   private readonly cluster: ClusterInternals;
+  /** Each node client seen as a RedisClientLike (bounded by the clock), made once. */
+  private readonly views = new WeakMap<NodeClient, RedisClientLike>();
 
-  constructor(cluster: ClusterClientLike) {
+  constructor(
+    cluster: ClusterClientLike,
+    private readonly clock?: ReplyClock,
+  ) {
     this.cluster = cluster as ClusterInternals;
+  }
+
+  /** The same cluster client, its commands bounded by `clock`. */
+  bounded(clock: ReplyClock): ClusterClient {
+    return new ClusterClient(this.cluster, clock);
   }
 
   get isOpen(): boolean {
@@ -146,26 +188,90 @@ export class ClusterClient implements RedisClientLike {
     const name = args[0]?.toUpperCase();
     const key = commandKey(args);
     // SCAN keeps a cursor per node: the whole walk must stay on the master of the pattern's tag.
-    if (name === 'SCAN') return (key === undefined ? await this.anyMaster() : await this.clientFor(key)).sendCommand(args);
+    if (name === 'SCAN' && key !== undefined) return (await this.clientFor(key)).sendCommand(args);
     if (key === undefined) return (await this.anyMaster()).sendCommand(args);
-    return this.cluster.sendCommand(key, false, [...args]);
+    return (await this.sendServed(args)).reply;
   }
 
-  /** The connected client of the master that serves `key`'s slot (for WAIT after a write on that connection). */
+  /**
+   * A keyed command, routed as node-redis routes it (MOVED, ASK), with the
+   * node client that gave the reply: a script's WAIT goes there, since WAIT
+   * counts only the writes of its own connection (after an ASK the script
+   * ran on the importing node, and after a slot map refresh the key's
+   * master may be another node than the one that ran it).
+   */
+  async sendServed(args: readonly string[]): Promise<Served> {
+    const key = commandKey(args);
+    if (key === undefined) {
+      const connection = await this.anyMaster();
+      return { reply: await connection.sendCommand(args), connection };
+    }
+    const execute = this.cluster._execute;
+    let served: NodeClient | undefined;
+    let abandoned = false;
+    const run = (node: NodeClient, options: CommandOptions): Promise<unknown> => {
+      // A call already given up is not sent again to the node a late MOVED names.
+      if (abandoned) return Promise.reject(new Error(`${args[0] ?? 'command'}: given up (commandTimeoutMs)`));
+      served = node;
+      const reply = node.sendCommand(args, options);
+      return this.clock ? this.clock.noting(node, reply) : reply;
+    };
+    // NOTE: without node-redis's routing hook (a version that renamed it) the key's master is looked up again after the reply.
+    const routed = typeof execute === 'function' ? execute.call(this.cluster, { firstKey: key }, false, this.cluster._commandOptions, run) : this.cluster.sendCommand(key, false, [...args]);
+    const reply = this.clock
+      ? await this.clock.bound(args[0] ?? 'command', () => served, routed, waitAllowance(args), () => (abandoned = true))
+      : await routed;
+    return { reply, connection: served ? this.view(served) : await this.clientFor(key) };
+  }
+
+  /** The connected client of the master that serves `key`'s slot in the current slot map. */
   async clientFor(key: string): Promise<RedisClientLike> {
-    return (await this.cluster.getNodeClientForKey(key)) as RedisClientLike;
+    return this.view((await this.cluster.getNodeClientForKey(key)) as NodeClient);
   }
 
   /** A connected client for each master. */
   async masterClients(): Promise<RedisClientLike[]> {
-    return Promise.all(this.cluster.masters.map((m) => this.cluster.nodeClient(m as never) as Promise<RedisClientLike>));
+    return Promise.all(this.cluster.masters.map(async (m) => this.view((await this.cluster.nodeClient(m as never)) as NodeClient)));
   }
 
   private async anyMaster(): Promise<RedisClientLike> {
     const masters = this.cluster.masters;
     const master = masters[Math.floor(Math.random() * masters.length)];
     if (!master) throw new Error('the cluster client knows no master');
-    return (await this.cluster.nodeClient(master as never)) as RedisClientLike;
+    return this.view((await this.cluster.nodeClient(master as never)) as NodeClient);
+  }
+
+  /**
+   * One node client as RedisClientLike: its commands take the cluster's
+   * command options (node clients are made without them, so node-redis's
+   * 5 s write timeout would apply) and the clock's bound; its duplicate
+   * (verify()'s own connection) takes the same options.
+   */
+  private view(node: NodeClient): RedisClientLike {
+    let view = this.views.get(node);
+    if (view) return view;
+    const options = this.cluster._commandOptions;
+    const clock = this.clock;
+    const send = (args: readonly string[]): Promise<unknown> => node.sendCommand(args, options);
+    view = {
+      get isOpen() {
+        return node.isOpen;
+      },
+      get isReady() {
+        return node.isReady;
+      },
+      connect: () => node.connect(),
+      close: () => node.close(),
+      destroy: () => node.destroy(),
+      duplicate: () => node.duplicate(options && { commandOptions: options }),
+      sendCommand: (args) => (clock ? clock.send(node, args, () => send(args)) : send(args)),
+      subscribe: (channel, listener) => node.subscribe(channel, listener),
+      unsubscribe: (channel, listener) => node.unsubscribe(channel, listener),
+      on: (event, listener) => node.on(event, listener),
+      off: (event, listener) => node.off(event, listener),
+    };
+    this.views.set(node, view);
+    return view;
   }
 
   subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown> {
@@ -203,7 +309,10 @@ export async function masterClients(client: RedisClientLike): Promise<RedisClien
   return client instanceof ClusterClient ? client.masterClients() : [client];
 }
 
-/** The connection a write for `key` went over: WAIT there counts the replicas that have it. */
-export async function connectionFor(client: RedisClientLike, key: string): Promise<RedisClientLike> {
-  return client instanceof ClusterClient ? client.clientFor(key) : client;
+/**
+ * A command and the connection that answered it: on a cluster the node that
+ * served it (after MOVED or ASK), on one Redis the client itself.
+ */
+export async function sendServed(client: RedisClientLike, args: readonly string[]): Promise<Served> {
+  return client instanceof ClusterClient ? client.sendServed(args) : { reply: await client.sendCommand(args), connection: client };
 }

@@ -1,9 +1,10 @@
 import type { SpoolLogger } from '../logger.js';
-import { RedisUnavailableError, StoreNotConnectedError } from './errors.js';
+import { CommandTimeoutError, RedisUnavailableError, StoreNotConnectedError } from './errors.js';
 import { clientOptionProblems, createSpoolClient, type RedisClientLike } from './redis-client.js';
 import type { ScriptRunner } from './script-runner.js';
 import { checkServer } from './server-checks.js';
 import { ClusterClient, createSpoolCluster, isClusterClient, masterClients, type ClusterClientLike, type SpoolClusterOptions } from './cluster-client.js';
+import { boundedClient, type ReplyClock } from './reply-clock.js';
 
 /**
  * How the store reaches Redis: a URL, or Redis Cluster options (node-redis
@@ -21,6 +22,11 @@ function clientOf(connection: RedisConnection): RedisClientLike {
   if ('cluster' in connection) return createSpoolCluster(connection.cluster);
   const client = connection.client;
   return isClusterClient(client) ? new ClusterClient(client) : client;
+}
+
+/** The same client with every command bounded by `clock` (commandTimeoutMs); a cluster's per node. */
+export function withClock(client: RedisClientLike, clock: ReplyClock): RedisClientLike {
+  return client instanceof ClusterClient ? client.bounded(clock) : boundedClient(client, clock);
 }
 
 /**
@@ -42,6 +48,8 @@ export class CommandConnection {
     private readonly requireNoEviction: boolean,
     /** Told when an owned connection drops and when it is back (the store's outage log). */
     private readonly health: { lost(what: string): void; recovered(): void },
+    /** Bounds every command of this connection (commandTimeoutMs); duplicates are not bounded. */
+    readonly clock: ReplyClock,
   ) {
     this.ownsClient = !('client' in connection);
   }
@@ -88,8 +96,9 @@ export class CommandConnection {
   }
 
   private async open(wait: boolean): Promise<void> {
-    const client = clientOf(this.connection);
-    for (const problem of clientOptionProblems(client)) this.logger.warn(`RedisStore client: ${problem}`);
+    const raw = clientOf(this.connection);
+    for (const problem of clientOptionProblems(raw)) this.logger.warn(`RedisStore client: ${problem}`);
+    const client = withClock(raw, this.clock);
     const onError = (err: Error): void => this.health.lost(`connection lost: ${err.message}`);
     const onReady = (): void => this.health.recovered();
     if (!client.isOpen) {
@@ -109,8 +118,8 @@ export class CommandConnection {
     }
     try {
       // On a cluster: every master (a master promoted later loads each script on its first NOSCRIPT).
-      const masters = await masterClients(client);
-      for (const master of masters) await checkServer(master, this.logger, { requireNoEviction: this.requireNoEviction });
+      const masters = await masterClients(client).catch(nameTimeout);
+      for (const master of masters) await checkServer(master, this.logger, { requireNoEviction: this.requireNoEviction }).catch(nameTimeout);
       // Not fatal: a store connects under OOM too (SCRIPT LOAD may be refused), and calls fall back to EVAL.
       await Promise.all(masters.map((master) => this.runner.preload(master)))
         .catch((err: unknown) => this.logger.warn(`RedisStore: could not preload scripts (${String(err)}); they load on first use`));
@@ -143,6 +152,11 @@ export class CommandConnection {
       client.off('error', onError);
     }
   }
+}
+
+/** A server check that met a silent server names connect(), not the command it sent. */
+function nameTimeout(err: unknown): never {
+  throw err instanceof CommandTimeoutError ? err.about('RedisStore connect() (server checks)') : err;
 }
 
 /**

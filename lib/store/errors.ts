@@ -41,11 +41,36 @@ export class FlowAddAbandonedError extends StoreError {
  * add() gets this at once instead of queueing commands offline for ever.
  */
 export class RedisUnavailableError extends StoreError {
-  constructor(what: string, cause?: unknown) {
+  /** `message` replaces the sentence for a subclass that knows more (CommandTimeoutError). */
+  constructor(what: string, cause?: unknown, message?: string) {
     // Duck-typed: socket errors may come from another realm (vm contexts), where instanceof Error fails.
-    const message = (cause as { message?: unknown } | undefined)?.message;
-    const detail = typeof message === 'string' && message ? `: ${message}` : '';
-    super(`${what}: Redis is unreachable${detail}; check that it runs and the URL is right (a worker waits, a producer should retry later)`, false, { cause });
+    const causeMessage = (cause as { message?: unknown } | undefined)?.message;
+    const detail = typeof causeMessage === 'string' && causeMessage ? `: ${causeMessage}` : '';
+    super(message ?? `${what}: Redis is unreachable${detail}; check that it runs and the URL is right (a worker waits, a producer should retry later)`, false, { cause });
+  }
+}
+
+/**
+ * Redis gave no reply within `commandTimeoutMs` (a server that hangs, a link
+ * that drops packets without a reset): the call was sent, so it may or may
+ * not have taken effect. A RedisUnavailableError, so every handler of an
+ * unreachable Redis (workers' retries, the HTTP filter's 503, the outage log)
+ * treats it as one; retrying is safe where the call is idempotent, as an add
+ * with the same jobId is.
+ */
+export class CommandTimeoutError extends RedisUnavailableError {
+  constructor(readonly what: string, readonly timeoutMs: number) {
+    super(
+      what,
+      undefined,
+      `${what}: Redis gave no reply within ${timeoutMs} ms (commandTimeoutMs); the command may or may not have taken effect. ` +
+        'Retry it: an add with the same jobId is idempotent (without a jobId a retry may add the job twice); a worker retries its own writes',
+    );
+  }
+
+  /** The same timeout, named by the call that met it (the connection only knows the command). */
+  about(what: string): CommandTimeoutError {
+    return new CommandTimeoutError(what, this.timeoutMs);
   }
 }
 

@@ -42,6 +42,9 @@ export type {
   MetricsRecord,
   MinuteCounts,
   MinuteRecord,
+  ImportedJob,
+  ImportOutcome,
+  ImportState,
 } from './store.js';
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from './store.js';

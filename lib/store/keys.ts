@@ -63,6 +63,8 @@ export interface QueueKeys {
   readonly workersSeen: string;
   /** Prefix of scheduler hashes: `schedulerPrefix + id`. */
   readonly schedulerPrefix: string;
+  /** Ids ever imported into the queue (set, lua/import.lua): an import run again skips them, even once the job is gone. */
+  readonly imported: string;
   scheduler(id: string): string;
   flowDecision(token: string): string;
   job(id: string): string;
@@ -79,6 +81,8 @@ export interface QueueKeys {
   failures(id: string): string;
   /** The queue's event stream (lua/includes/events builds the same name from the meta key). */
   readonly events: string;
+  /** The stream's entries of several events each, oldest first: "<entry id> <events - 1>" (meta evx sums the counts; lua/includes/events). */
+  readonly eventRows: string;
   /** Dead letters of a job name, of a reason, of both (lua/includes/dead builds the same names). */
   deadByName(name: string): string;
   deadByReason(reason: string): string;
@@ -171,12 +175,14 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     workers: `${base}:workers`,
     workersSeen: `${base}:workers-seen`,
     schedulerPrefix,
+    imported: `${base}:imported`,
     scheduler: (id) => schedulerPrefix + id,
     flowDecision: (token) => `${base}:flow-decision:${token}`,
     deps: (id) => `${base}:deps:${id}`,
     results: (id) => `${base}:results:${id}`,
     failures: (id) => `${base}:failures:${id}`,
     events: `${base}:events`,
+    eventRows: `${base}:events:rows`,
     deadByName: (name) => `${base}:dl:n:${name}`,
     deadByReason: (reason) => `${base}:dl:r:${reason}`,
     deadByBoth: (reason, name) => `${base}:dl:nr:${reason}\n${name}`,

@@ -25,6 +25,8 @@ function seconds(ms: number): string {
  */
 export class OutageLog {
   private downSince: number | undefined;
+  /** performance.now() when the outage began: the connection must answer after it. */
+  private downAt = 0;
   private lastSummary = 0;
   /** What failed since the last line: how often, and for which queues. */
   private readonly failures = new Map<string, { n: number; queues: Set<string> }>();
@@ -36,8 +38,8 @@ export class OutageLog {
   constructor(
     private readonly logger: SpoolLogger,
     private readonly intervalMs: number,
-    /** Whether the store's command connection answers again. */
-    private readonly isReady: () => boolean,
+    /** Whether the store's command connection answers again, having answered after `since` (a performance.now() time). */
+    private readonly isReady: (since: number) => boolean,
   ) {}
 
   /** True between the loss of the connection and its return. */
@@ -49,6 +51,7 @@ export class OutageLog {
   lost(cause: string): void {
     if (this.downSince !== undefined || this.closed) return;
     this.downSince = Date.now();
+    this.downAt = performance.now();
     this.lastSummary = this.downSince;
     this.failures.clear();
     this.failedInOutage = 0;
@@ -89,7 +92,7 @@ export class OutageLog {
 
   private check(): void {
     if (this.downSince === undefined) return;
-    if (this.isReady()) {
+    if (this.isReady(this.downAt)) {
       this.recovered();
       return;
     }

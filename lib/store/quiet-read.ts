@@ -1,5 +1,8 @@
-import { RedisUnavailableError } from './errors.js';
-import type { RedisClientLike } from './redis-client.js';
+import { ErrorReply } from 'redis';
+import { sendServed } from './cluster-client.js';
+import { CommandTimeoutError, RedisUnavailableError } from './errors.js';
+import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
+import { boundedClient, type ReplyClock } from './reply-clock.js';
 
 /** How many reads at most when the queue keeps changing under them; the last one is returned as it is. */
 const ATTEMPTS = 8;
@@ -71,4 +74,30 @@ export async function openDuplicate(base: RedisClientLike, what: string): Promis
     clearTimeout(timer);
   }
   return client;
+}
+
+/**
+ * readQuietly()'s connection for the keys of `key`'s slot: a duplicate of the
+ * node that serves it, found as every command of the store finds it (one
+ * EXISTS routed like a script: MOVED and ASK followed, the slot map refreshed
+ * after failovers, a restarted node reconnected), its commands bounded by
+ * the store's clock and without node-redis's write timeout (a node client of
+ * a cluster has one by default, which failed the reads of a big queue's
+ * verify() as "Redis is unreachable").
+ */
+export async function openReaderFor(command: RedisClientLike, key: string, clock: ReplyClock, what: string): Promise<RedisClientLike> {
+  let node: RedisClientLike;
+  try {
+    node = (await sendServed(command, ['EXISTS', key])).connection;
+  } catch (err) {
+    if (err instanceof ErrorReply) throw err;
+    if (err instanceof CommandTimeoutError) throw err.about(what);
+    throw new RedisUnavailableError(what, err);
+  }
+  return mappingUnavailable(boundedClient(await openDuplicate(node, what), clock), what);
+}
+
+/** A reply meaning the slot moved while a read of many commands ran on one node: the read is taken again where it went. */
+export function slotMoved(err: unknown): boolean {
+  return err instanceof ErrorReply && /^(MOVED|ASK)\b/.test(err.message);
 }

@@ -1,5 +1,5 @@
 import { createClient, ErrorReply } from 'redis';
-import { RedisUnavailableError } from './errors.js';
+import { CommandTimeoutError, RedisUnavailableError } from './errors.js';
 
 /**
  * What Spool needs of a node-redis client. A client made by `createClient()`
@@ -34,14 +34,15 @@ export function reconnectDelay(retries: number): number {
  * A client for a URL with the settings a job queue needs:
  * - endless reconnects with capped backoff (node-redis's default gives up on
  *   a socket timeout);
- * - no socket timeout and no command timeout: a subscriber connection idles
- *   by design and a long script is not a dead server, so a timeout there only
- *   causes reconnect storms or a command reported failed that did run.
- *   NOTE: node-redis 6 gives every command a 5 s timeout by default, counted
- *   from when it is queued until it is written: behind a long pipeline (an
- *   addBulk of many batches, verify() of a big queue) healthy commands fail
- *   with TimeoutError. `timeout: 0` turns it off; dead peers are found by
- *   TCP keepalive and by the socket closing;
+ * - no socket timeout and no node-redis command timeout: a subscriber
+ *   connection idles by design, so a socket timeout only causes reconnect
+ *   storms. NOTE: node-redis 6 gives every command a 5 s timeout by default,
+ *   counted from when it is queued until it is written (not until its reply):
+ *   behind a long pipeline (an addBulk of many batches, verify() of a big
+ *   queue) healthy commands fail with TimeoutError, and a server that
+ *   accepts a command but never answers is not caught. `timeout: 0` turns it
+ *   off; the store bounds replies itself (commandTimeoutMs, reply-clock.ts),
+ *   and dead peers are found by TCP keepalive and by the socket closing;
  * - no offline queue: a command issued while Redis is unreachable fails at
  *   once with RedisUnavailableError instead of waiting in memory without
  *   bound. Workers retry their writes themselves (persist), producers decide.
@@ -109,6 +110,7 @@ export function mappingUnavailable(client: RedisClientLike, what: string): Redis
         return await client.sendCommand(args);
       } catch (err) {
         if (err instanceof ErrorReply) throw err;
+        if (err instanceof CommandTimeoutError) throw err.about(what);
         throw new RedisUnavailableError(what, err);
       }
     },

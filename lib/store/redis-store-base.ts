@@ -20,6 +20,7 @@ import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type Re
 import { RedisEventReader } from './redis-events.js';
 import { scanQueueNames } from './scan-queues.js';
 import { ReplicaWait } from './replication.js';
+import { ReplyClock } from './reply-clock.js';
 
 /**
  * What RedisStore stands on: the command connection and its lifecycle, the
@@ -61,13 +62,15 @@ export class RedisStoreBase implements AsyncDisposable {
     this.keys = keyCache(prefix);
     const logger = config.logger ?? stderrLogger;
     this.logger = logger;
-    this.outage = new OutageLog(logger, config.outageLogInterval, () => this.connection.ready);
+    const clock = new ReplyClock(config.commandTimeoutMs);
+    // Back once connected and answering: a server that stopped answering (SIGSTOP) keeps its socket ready.
+    this.outage = new OutageLog(logger, config.outageLogInterval, (since) => this.connection.ready && clock.answeredSince(since));
     this.channels = channels(prefix);
     this.runner = new ScriptRunner(() => this.command('script'), {
       transientRetryMs: config.transientRetryMs,
       ...(config.durability === 'replicated' && { replicaWait: new ReplicaWait(config.replicationTimeoutMs, logger) }),
     });
-    this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage);
+    this.connection = new CommandConnection(config.connection, this.runner, logger, config.requireNoEviction, this.outage, clock);
     this.flows = new RedisFlows({ run: (...a) => this.run(...a), call: (what) => this.call(what), keysOf: (queue) => this.keysOf(queue) }, logger);
     grantRedisAccess(this, { command: (what) => this.command(what), keysOf: (queue) => this.keysOf(queue), flows: this.flows });
     this.ownsNotify = config.notify === undefined;
@@ -130,6 +133,11 @@ export class RedisStoreBase implements AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.disconnect();
+  }
+
+  /** Bounds the store's commands (commandTimeoutMs). */
+  protected get replyClock(): ReplyClock {
+    return this.connection.clock;
   }
 
   /** The command connection; throws a clear error before connect() or after disconnect(). Tests reach it through redisAccess(). */

@@ -13,14 +13,13 @@ import type {
 } from './store.js';
 import { verifyQueue, verifyWatchedKeys } from './verify.js';
 import { liveWorkers, type WorkerBeat, type WorkerInfo } from './worker-registry.js';
-import { openDuplicate, readQuietly } from './quiet-read.js';
-import { ClusterClient } from './cluster-client.js';
-import { mappingUnavailable } from './redis-client.js';
+import { openReaderFor, readQuietly, slotMoved } from './quiet-read.js';
 import { ReplyShapeError } from './errors.js';
 import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from './ops-store.js';
 import type { Completion, CompleteManyOutcome, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
 import { RedisStoreBase } from './redis-store-base.js';
+import { decodeImport, encodeImported, type ImportedJob, type ImportOutcome } from './import-records.js';
 
 export type { RedisConnection } from './command-connection.js';
 export type { ConnectOptions, RedisStoreConfig, RedisStoreOptions } from './store-options.js';
@@ -88,9 +87,9 @@ export class RedisStore extends RedisStoreBase implements Store {
     return decodeReap(await this.run('reap', queue, [maxStalled, limit]));
   }
 
-  async reserveIds(queue: string, count: number): Promise<number> {
+  async reserveIds(queue: string, count: number, taken?: string): Promise<number> {
     // One HINCRBY (lua/reserve-ids): atomic, so two producers never draw the same ids.
-    return Number(await this.run('reserveIds', queue, [count]));
+    return Number(await this.run('reserveIds', queue, [count, taken ?? '']));
   }
 
   async cancel(queue: string, id: string): Promise<CancelOutcome> {
@@ -218,12 +217,16 @@ export class RedisStore extends RedisStoreBase implements Store {
   async verify(queue: string): Promise<string[]> {
     const keys = this.keysOf(queue);
     const command = this.command('verify');
-    // WATCH and MULTI go to the master of the queue's slot: on a cluster, a duplicate of that node's client.
-    const open = async () => {
-      const base = command instanceof ClusterClient ? await command.clientFor(keys.meta) : command;
-      return mappingUnavailable(await openDuplicate(base, 'verify'), 'verify');
-    };
-    return readQuietly(open, verifyWatchedKeys(keys), (client) => verifyQueue(client, keys));
+    // WATCH and MULTI need a connection of verify's own, on the node that serves the queue's slot.
+    const read = () => readQuietly(() => openReaderFor(command, keys.meta, this.replyClock, 'verify'), verifyWatchedKeys(keys), (client) => verifyQueue(client, keys));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        // The slot moved to another node meanwhile (a failover, a resharding): read it again there.
+        if (!slotMoved(err) || attempt === 3) throw err;
+      }
+    }
   }
 
   /**
@@ -280,5 +283,11 @@ export class RedisStore extends RedisStoreBase implements Store {
 
   promoteJobs(queue: string, ids: readonly string[]): Promise<number> {
     return promoteBatch(this.runOps, queue, ids);
+  }
+
+  /** One script call for the batch (lua/import.lua): each job whole, with its history, or left as it is. */
+  async importJobs(queue: string, jobs: readonly ImportedJob[]): Promise<ImportOutcome[]> {
+    if (jobs.length === 0) return [];
+    return decodeImport(await this.run('importJobs', queue, [JSON.stringify(jobs.map(encodeImported))]), jobs.length);
   }
 }

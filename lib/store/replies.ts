@@ -90,6 +90,8 @@ function decodeAdded(entry: RawReply, id: string, createdAt: number): AddOutcome
   if (entry === 0) return { created: true, id, state: 'waiting', createdAt, runAt: createdAt };
   if (typeof entry === 'number') return { created: true, id, state: 'delayed', createdAt, runAt: entry };
   const e = list('add', entry);
+  // {id, -1}: its numbered id is taken and it asked to be told (NewJob.reportTaken); nothing was written.
+  if (e.length === 2 && e[1] === -1) return { created: false, id: str(e[0]), existing: null, taken: true };
   // Two entries: created under a new id, its numbered one being taken (lua/includes/ids).
   if (e.length === 2) return decodeAdded(e[1]!, str(e[0]), createdAt);
   const known = str(e[0]);

@@ -38,7 +38,9 @@ export function addArgs(jobs: readonly NewJob[]): (string | number)[] {
   let prev: NewJob | undefined;
   let prevPacked = '';
   for (const job of jobs) {
-    const same = prev !== undefined && retentionOnly(job) && job.maxAttempts === prev.maxAttempts && job.removeOnComplete === prev.removeOnComplete && job.removeOnFail === prev.removeOnFail;
+    const same =
+      prev !== undefined && retentionOnly(job) && job.maxAttempts === prev.maxAttempts && job.removeOnComplete === prev.removeOnComplete &&
+      job.removeOnFail === prev.removeOnFail && job.reportTaken === prev.reportTaken;
     const packed = same ? prevPacked : packAddOptions(job);
     if (!same && retentionOnly(job)) {
       prev = job;
@@ -49,7 +51,7 @@ export function addArgs(jobs: readonly NewJob[]): (string | number)[] {
   return args;
 }
 
-/** Every option packAddOptions packs is at its default, except attempts and retention. */
+/** Every option packAddOptions packs is at its default, except attempts, retention and reportTaken. */
 function retentionOnly(job: NewJob): boolean {
   return job.delay === 0 && job.priority === 0 && !job.lifo && job.deadline === 0 && !job.dedup && !job.group && job.traceContext === undefined;
 }
@@ -108,6 +110,7 @@ export function packAddOptions(job: NewJob): string {
   if (job.removeOnFail !== DEFAULT_SPECS.failed) put('rf', job.removeOnFail);
   if (job.group !== undefined && job.group !== '') put('g', job.group);
   if (job.traceContext !== undefined) put('tc', job.traceContext);
+  if (job.reportTaken) put('nr', '1');
   return differs ? JSON.stringify(x) : '';
 }
 

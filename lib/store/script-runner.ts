@@ -1,6 +1,7 @@
 import { ErrorReply } from 'redis';
-import { RedisOutOfMemoryError, RedisUnavailableError, ScriptError } from './errors.js';
+import { CommandTimeoutError, RedisOutOfMemoryError, RedisUnavailableError, ScriptError } from './errors.js';
 import type { RedisClientLike } from './redis-client.js';
+import { sendServed, type Served } from './cluster-client.js';
 import type { RawReply } from './reply-values.js';
 import { loadScript, type LoadedScript } from './script-loader.js';
 import { SCRIPTS, type ScriptName } from './scripts.js';
@@ -67,11 +68,13 @@ export class ScriptRunner {
     const giveUpAt = Date.now() + this.transientRetryMs;
     let useEval = false;
     for (let attempt = 0; ; attempt++) {
+      // Outside the try: a store that is not connected says so (StoreNotConnectedError), it is not Redis being unreachable.
       const client = this.client();
-      let reply: RawReply;
+      let served: Served;
       try {
-        reply = (await client.sendCommand(command)) as RawReply;
+        served = await sendServed(client, command);
       } catch (err) {
+        if (err instanceof CommandTimeoutError) throw err.about(`script ${name}`);
         if (!(err instanceof ErrorReply)) throw new RedisUnavailableError(`script ${name}`, err);
         const message = err.message;
         if (!useEval && message.startsWith('NOSCRIPT')) {
@@ -87,9 +90,9 @@ export class ScriptRunner {
         if (/^OOM\b/.test(message)) throw new RedisOutOfMemoryError(name, err);
         throw new ScriptError(name, err);
       }
-      // Outside the try: a replication shortfall is not a script error.
-      if (this.replicaWait?.covers(name)) await this.replicaWait.after(name, client, command[3]!);
-      return reply;
+      // Outside the try: a replication shortfall is not a script error. WAIT goes to the node that ran the script.
+      if (this.replicaWait?.covers(name)) await this.replicaWait.after(name, served.connection);
+      return served.reply as RawReply;
     }
   }
 }

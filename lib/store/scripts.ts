@@ -18,7 +18,8 @@ export type KeyName =
   | 'schedulerPrefix'
   | 'scheduler'
   | 'workers'
-  | 'workersSeen';
+  | 'workersSeen'
+  | 'imported';
 
 /** Keys named after one job (or, for `scheduler`, one scheduler): the caller passes its id. */
 const JOB_KEYS = ['job', 'logs', 'deps', 'results', 'failures', 'scheduler'] as const;
@@ -77,7 +78,7 @@ export const SCRIPTS = {
   redrive: { file: 'redrive', queue: true, keys: ['job', 'deps', 'waitingChildren'], argv: ['job id'] },
   remove: { file: 'remove', queue: true, keys: ['job', 'deps'], argv: ['job id'] },
   watch: { file: 'watch', queue: false, keys: ['job'], argv: [] },
-  reserveIds: { file: 'reserve-ids', queue: false, keys: ['meta', 'jobPrefix'], argv: ['count'] },
+  reserveIds: { file: 'reserve-ids', queue: false, keys: ['meta', 'jobPrefix'], argv: ['count', 'taken id'] },
   // Schedulers (lib/engine/schedulers.ts); promote advances them.
   schedulerUpsert: {
     file: 'scheduler-upsert', queue: true, keys: ['schedulers', 'scheduler'],
@@ -96,6 +97,8 @@ export const SCRIPTS = {
   },
   redriveBulk: { file: 'redrive-bulk', queue: true, keys: ['waitingChildren'], rest: 'two per job', argv: ['reset attempts', 'delay ms'], argvRest: 'job ids' },
   promoteJobs: { file: 'promote-jobs', queue: true, keys: [], argv: [], argvRest: 'job ids' },
+  // Jobs brought in from another queue system with their history (lib/migrate).
+  importJobs: { file: 'import', queue: true, keys: ['waitingChildren', 'imported'], argv: ['jobs'] },
 } as const satisfies Record<string, ScriptDescriptor>;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,10 +1,23 @@
 import type {
-  AddBatchOutcome, AddOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, FailOutcome, Failure, Fetch, JobRecord, Lease, NewJob, ReleaseOutcome, Store,
+  AddBatchOutcome, AddOutcome, ClaimOutcome, CompleteOutcome, ExtendOutcome, FailOutcome, Failure, Fetch, ImportedJob, ImportOutcome, JobRecord, Lease, NewJob,
+  ReleaseOutcome, Store,
 } from './store.js';
+import { StoreError } from './store.js';
+import { ShardedFlowError } from './sharded-base.js';
 import type { Completion, CompleteManyOutcome, CompletionStatus } from './completion.js';
 import type { WorkerBeat, WorkerInfo } from './worker-registry.js';
 import { shardIndex, shardKeyOf } from './shard-route.js';
 import { ShardedReads } from './sharded-reads.js';
+import { ID_BASE, NUMBERED_ID } from './numbered-ids.js';
+
+/** A job of an add and its place in the caller's list. */
+interface Pending {
+  readonly job: NewJob;
+  readonly at: number;
+}
+
+/** How many times a job whose number is taken is numbered anew before the add gives up (once is the rule). */
+const RENUMBER_ROUNDS = 5;
 
 export { ShardedFlowError } from './sharded-base.js';
 
@@ -22,26 +35,73 @@ export { ShardedFlowError } from './sharded-base.js';
  */
 export class ShardedStore extends ShardedReads implements Store {
   /** Ids for the whole logical queue come from its first shard's counter: unique across the shards, where the id picks the shard. */
-  async reserveIds(queue: string, count: number): Promise<number> {
-    return this.base.reserveIds(queue === this.queue ? await this.at(0) : queue, count);
+  async reserveIds(queue: string, count: number, taken?: string): Promise<number> {
+    return this.base.reserveIds(queue === this.queue ? await this.at(0) : queue, count, taken);
   }
 
+  /**
+   * Every numbered id of the queue comes from shard 0's counter, and so does
+   * a fresh one for a job whose number another job holds (the counter went
+   * back: a failover lost its last draws). Shard 0's add renumbers from that
+   * counter itself; the other shards report such a job (reportTaken), and it
+   * is numbered here from shard 0 (past every block drawn around the taken
+   * number) and routed again. A shard renumbering from a counter of its own
+   * would hand out numbers that shard 0 draws later, for jobs on other shards.
+   */
   async add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome> {
     if (queue !== this.queue) return this.base.add(queue, jobs);
+    const names = await this.shards();
+    const outcomes: AddOutcome[] = new Array<AddOutcome>(jobs.length);
+    let pending: readonly Pending[] = jobs.map((job, at) => ({ job, at }));
+    for (let round = 1; pending.length > 0; round++) {
+      const byShard = new Map<number, Pending[]>();
+      for (const entry of pending) {
+        const k = shardIndex(shardKeyOf(entry.job), this.count);
+        byShard.set(k, [...(byShard.get(k) ?? []), entry]);
+      }
+      const taken: Pending[] = [];
+      // NOTE: a batch spread over shards is atomic per shard only; a maxWaiting refusal keeps the other shards' jobs.
+      for (const [k, entries] of byShard) {
+        const sent = entries.map(({ job }) => (k !== 0 && NUMBERED_ID.test(job.id) ? { ...job, reportTaken: true as const } : job));
+        const reply = await this.base.add(names[k]!, sent);
+        if (reply.status === 'full') return reply;
+        reply.jobs.forEach((outcome, j) => {
+          if (!outcome.created && outcome.taken) taken.push(entries[j]!);
+          else outcomes[entries[j]!.at] = outcome;
+        });
+      }
+      if (taken.length === 0) break;
+      if (round === RENUMBER_ROUNDS) throw new StoreError(`queue "${this.queue}": no free job id found in ${RENUMBER_ROUNDS} draws after its id counter went back; add again`, false);
+      pending = await this.renumber(taken);
+    }
+    return { status: 'added', jobs: outcomes };
+  }
+
+  /** Fresh numbers from shard 0's counter for jobs whose numbers are taken, in their order. */
+  private async renumber(taken: readonly Pending[]): Promise<Pending[]> {
+    const highest = taken.reduce((max, { job }) => (Number(job.id) > Number(max) ? job.id : max), taken[0]!.job.id);
+    const last = await this.base.reserveIds(await this.at(0), taken.length, highest);
+    return taken.map((entry, j) => ({ ...entry, job: { ...entry.job, id: String(ID_BASE + last - taken.length + 1 + j) } }));
+  }
+
+  /** Each job goes to the shard its id picks, as add() would send it; a flow parent or child is refused (flows cannot use a sharded queue). */
+  async importJobs(queue: string, jobs: readonly ImportedJob[]): Promise<ImportOutcome[]> {
+    const base = this.base.importJobs?.bind(this.base);
+    if (!base) throw new StoreError('the store beneath this sharded queue cannot import jobs', true);
+    if (queue !== this.queue) return base(queue, jobs);
+    if (jobs.some((j) => j.parent || (j.children?.length ?? 0) > 0 || (j.results?.length ?? 0) > 0)) throw new ShardedFlowError(this.queue);
     const names = await this.shards();
     const byShard = new Map<number, number[]>();
     jobs.forEach((job, i) => {
       const k = shardIndex(shardKeyOf(job), this.count);
       byShard.set(k, [...(byShard.get(k) ?? []), i]);
     });
-    const outcomes: AddOutcome[] = new Array<AddOutcome>(jobs.length);
-    // NOTE: a batch spread over shards is atomic per shard only; a maxWaiting refusal keeps the other shards' jobs.
+    const outcomes = new Array<ImportOutcome>(jobs.length);
     for (const [k, positions] of byShard) {
-      const reply = await this.base.add(names[k]!, positions.map((i) => jobs[i]!));
-      if (reply.status === 'full') return reply;
-      reply.jobs.forEach((outcome, j) => (outcomes[positions[j]!] = outcome));
+      const reply = await base(names[k]!, positions.map((i) => jobs[i]!));
+      reply.forEach((outcome, j) => (outcomes[positions[j]!] = outcome));
     }
-    return { status: 'added', jobs: outcomes };
+    return outcomes;
   }
 
   async claim(queue: string, fetch: Fetch): Promise<ClaimOutcome> {

@@ -6,6 +6,7 @@ import type { RedisConnection } from './command-connection.js';
 import { PREFIX_PATTERN, PREFIX_RULE } from './keys.js';
 import type { RedisClientLike } from './redis-client.js';
 import type { SpoolClusterOptions } from './cluster-client.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS } from './reply-clock.js';
 
 export type { RedisConnection } from './command-connection.js';
 
@@ -22,7 +23,7 @@ export interface RedisStoreOptions {
   /** First part of every key's hash tag: `{prefix:queue}`. Default `spool`. */
   readonly prefix?: string;
   readonly logger?: SpoolLogger;
-  /** Refuse to connect (UnsupportedServerError) when maxmemory-policy is not noeviction, instead of warning. Default false. */
+  /** Refuse to connect (UnsupportedServerError) when maxmemory-policy is not noeviction, or cannot be read (an ACL denies INFO and CONFIG), instead of warning. Default false. */
   readonly requireNoEviction?: boolean;
   /** How long scripts refused with LOADING / BUSY / TRYAGAIN / MASTERDOWN are retried before failing, in ms. Default 10,000. */
   readonly transientRetryMs?: number;
@@ -45,6 +46,16 @@ export interface RedisStoreOptions {
   readonly durability?: Durability;
   /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */
   readonly replicationTimeoutMs?: number;
+  /**
+   * How long a call waits while Redis gives no reply, in ms: then it rejects
+   * with CommandTimeoutError (retryable; the command may or may not have run).
+   * Counted from the call's start or the connection's last reply, whichever
+   * is later, so a long pipeline that keeps answering is not cut. Workers'
+   * blocking reads (the subscriber, QueueEvents' XREAD) are not bounded.
+   * Default 5,000 (plus replicationTimeoutMs with durability 'replicated':
+   * commands queued behind a WAIT wait that long too).
+   */
+  readonly commandTimeoutMs?: number;
 }
 
 export type Durability = 'async' | 'replicated';
@@ -59,7 +70,7 @@ export type RedisStoreConfig = RedisConnection & RedisStoreOptions;
 /** Keys of the connection part. */
 export const CONNECTION_KEYS = ['url', 'client', 'cluster'] as const;
 /** Keys of the options part, also accepted in the one-object form. */
-export const STORE_OPTION_KEYS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs', 'outageLogInterval', 'notify', 'durability', 'replicationTimeoutMs'] as const;
+export const STORE_OPTION_KEYS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs', 'outageLogInterval', 'notify', 'durability', 'replicationTimeoutMs', 'commandTimeoutMs'] as const;
 
 export interface ResolvedStoreConfig {
   readonly connection: RedisConnection;
@@ -71,6 +82,7 @@ export interface ResolvedStoreConfig {
   readonly notify?: NotifyAdapter;
   readonly durability: Durability;
   readonly replicationTimeoutMs: number;
+  readonly commandTimeoutMs: number;
 }
 
 /**
@@ -125,6 +137,17 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
   if (typeof replicationTimeoutMs !== 'number' || !Number.isInteger(replicationTimeoutMs) || replicationTimeoutMs < 1) {
     throw new InvalidArgumentError('RedisStore options.replicationTimeoutMs', `must be a whole number of ms >= 1, got ${describe(replicationTimeoutMs)}`);
   }
+  const commandTimeoutMs = merged.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS + (durability === 'replicated' ? replicationTimeoutMs : 0);
+  if (typeof commandTimeoutMs !== 'number' || !Number.isInteger(commandTimeoutMs) || commandTimeoutMs < 1) {
+    throw new InvalidArgumentError('RedisStore options.commandTimeoutMs', `must be a whole number of ms >= 1, got ${describe(commandTimeoutMs)}`);
+  }
+  if (durability === 'replicated' && commandTimeoutMs <= replicationTimeoutMs) {
+    throw new InvalidArgumentError(
+      'RedisStore options.commandTimeoutMs',
+      `(${commandTimeoutMs} ms) must be above replicationTimeoutMs (${replicationTimeoutMs} ms): a WAIT holds its connection that long, and the commands queued behind it would time out`,
+      `raise commandTimeoutMs (default ${DEFAULT_COMMAND_TIMEOUT_MS} + replicationTimeoutMs) or lower replicationTimeoutMs`,
+    );
+  }
   const logger = merged.logger as SpoolLogger | undefined;
   const notify = merged.notify as NotifyAdapter | undefined;
   return {
@@ -141,6 +164,7 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
     ...(notify !== undefined && { notify }),
     durability,
     replicationTimeoutMs,
+    commandTimeoutMs,
   };
 }
 

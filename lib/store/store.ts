@@ -10,6 +10,10 @@ import type { AddFlowOutcome, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowN
 export type { AddFlowOutcome, ChildFailure, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode, StoredFailurePolicy } from './flow-records.js';
 import type { GroupLimits, GroupState, QueueLimits } from './limit-records.js';
 import type { WorkerRegistry } from './worker-registry.js';
+import type { AddBatchOutcome, NewJob } from './add-records.js';
+export type { AddBatchOutcome, AddOutcome, NewJob } from './add-records.js';
+import type { ImportedJob, ImportOutcome } from './import-records.js';
+export type { ImportedJob, ImportOutcome, ImportState } from './import-records.js';
 export type { WorkerBeat, WorkerInfo, WorkerRegistry } from './worker-registry.js';
 export type { GroupLimits, GroupState, QueueLimits, RateLimit } from './limit-records.js';
 
@@ -74,40 +78,6 @@ export type RemoveOutcome =
   | { readonly status: 'not-finished'; readonly state: JobState }
   | { readonly status: 'children-pending'; readonly pending: number }
   | { readonly status: 'unknown' };
-
-/** A job to add, already validated and encoded by the engine. */
-export interface NewJob {
-  readonly id: string;
-  readonly name: string;
-  readonly data: string;
-  readonly opts: string;
-  /** ms from now; 0 = waiting at once. */
-  readonly delay: number;
-  readonly priority: number;
-  readonly lifo: boolean;
-  readonly maxAttempts: number;
-  /** Absolute ms timestamp, 0 = none. */
-  readonly deadline: number;
-  /** ttl 0 = held until the job finishes. */
-  readonly dedup?: { readonly key: string; readonly ttl: number };
-  /** Retention specs "count,ageMs" (-1 = unbounded, count 0 = remove at once; KEEP_ALL keeps every job). */
-  readonly removeOnComplete: string;
-  readonly removeOnFail: string;
-  /** Group (tenant) id; jobs of a group are served round-robin with other groups. */
-  readonly group?: string;
-  /** The producer's trace context (JSON carrier, lib/engine/tracing.ts); stored as job field tc. */
-  readonly traceContext?: string;
-}
-
-export type AddOutcome =
-  | { readonly created: true; readonly id: string; readonly state: JobState; readonly createdAt: number; readonly runAt: number }
-  /** The id or the dedup key already names a job; `existing` is null when the dedup window outlived its job. */
-  | { readonly created: false; readonly id: string; readonly existing: JobRecord | null };
-
-/** A batch is added whole, or refused whole because it would pass a maxWaiting limit. */
-export type AddBatchOutcome =
-  | { readonly status: 'added'; readonly jobs: AddOutcome[] }
-  | { readonly status: 'full'; readonly limit: number; readonly group?: string };
 
 /** Jobs claimed; `waitMs` > 0 when nothing may start before then (rate limit or throttle). */
 export interface ClaimOutcome {
@@ -192,7 +162,6 @@ export type CancelOutcome =
 /** Jobs per state (flow parents in 'waiting-children'); `paused` are waiting jobs that may not start (paused queue or name), not counted in `waiting`. */
 export type JobCounts = Record<JobState, number> & { readonly paused: number };
 
-
 /**
  * Storage behind the engine: one method per transition, each one atomic.
  * A second backend implements this interface without touching the engine.
@@ -230,8 +199,11 @@ export interface Store extends WorkerRegistry {
    * jobId: resolves the last of them (the ids are last - count + 1 .. last).
    * One counter per queue (RedisStore: field `ids` of its meta hash), so every
    * process draws ids no other draws; a producer takes them in blocks.
+   * `taken`: a numbered id a job was found holding (the counter went back):
+   * the counter first moves past every block drawn around it, as add.lua's
+   * renumbering does (lua/includes/ids).
    */
-  reserveIds(queue: string, count: number): Promise<number>;
+  reserveIds(queue: string, count: number, taken?: string): Promise<number>;
   add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome>;
   claim(queue: string, fetch: Fetch): Promise<ClaimOutcome>;
   /**
@@ -329,6 +301,11 @@ export interface Store extends WorkerRegistry {
   promoteJobs(queue: string, ids: readonly string[]): Promise<number>;
   /** Opens a reader of the queue's event stream on a connection of its own. */
   openEvents(queue: string): EventReader;
+  /**
+   * Writes jobs from another queue system with their history (lib/migrate): per job 'imported', or 'exists' when
+   * its id names a job or was imported before, even one gone since. Absent: the store cannot import.
+   */
+  importJobs?(queue: string, jobs: readonly ImportedJob[]): Promise<ImportOutcome[]>;
 }
 
 /**

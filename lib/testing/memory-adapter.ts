@@ -29,6 +29,7 @@ export function decodeNewJob(job: NewJob): MemNewJob {
     rf: retention(job.removeOnFail),
     ...(job.group !== undefined && job.group !== '' && { group: job.group }),
     ...(job.traceContext !== undefined && { traceContext: job.traceContext }),
+    ...(job.reportTaken && { reportTaken: true }),
   };
 }
 

@@ -36,6 +36,8 @@ export interface MemNewJob {
   readonly group?: string;
   /** The producer's trace context (JSON carrier), handed to whoever claims the job (field tc in Redis). */
   readonly traceContext?: string;
+  /** NewJob.reportTaken: a taken numbered id is reported, not renumbered here. */
+  readonly reportTaken?: true;
 }
 
 export function newJob(j: MemNewJob, now: number): MemJob {
@@ -59,9 +61,14 @@ function dedupHolder(ctx: Ctx, key: string): string | undefined {
 /** A numbered id (lib/engine/ids) that another job holds: the counter went back (lua/includes/ids). */
 const taken = (q: MemQueue, id: string): boolean => q.jobs.has(id) && NUMBERED_ID.test(id);
 
+/** Moves the counter past every block drawn around `taken` (lua/includes/ids, lua/reserve-ids). */
+export function passTaken(q: MemQueue, taken: string): void {
+  q.ids = Math.max(q.ids, Number(taken) - ID_BASE + RENUMBER_MARGIN);
+}
+
 /** lua/includes/ids spool_renumber: past every block drawn around `id`, then the next number no job holds. */
 function renumber(q: MemQueue, id: string): string {
-  q.ids = Math.max(q.ids, Number(id) - ID_BASE + RENUMBER_MARGIN);
+  passTaken(q, id);
   let fresh: string;
   do fresh = String(ID_BASE + ++q.ids);
   while (q.jobs.has(fresh));
@@ -74,7 +81,7 @@ export function addJobs(ctx: Ctx, sent: readonly MemNewJob[]): AddBatchOutcome {
   let newWaiting = 0;
   const perGroup = new Map<string, number>();
   for (const j of sent) {
-    if ((q.jobs.has(j.id) && !taken(q, j.id)) || (j.dedup && dedupHolder(ctx, j.dedup.key) !== undefined) || j.delay > 0) continue;
+    if ((q.jobs.has(j.id) && (j.reportTaken || !taken(q, j.id))) || (j.dedup && dedupHolder(ctx, j.dedup.key) !== undefined) || j.delay > 0) continue;
     newWaiting += 1;
     if (j.group !== undefined) perGroup.set(j.group, (perGroup.get(j.group) ?? 0) + 1);
   }
@@ -90,6 +97,10 @@ export function addJobs(ctx: Ctx, sent: readonly MemNewJob[]): AddBatchOutcome {
   let woken = 0;
   let earliest: { id: string; at: number } | undefined;
   for (const given of sent) {
+    if (given.reportTaken && taken(q, given.id)) {
+      out.push({ created: false, id: given.id, existing: null, taken: true });
+      continue;
+    }
     const j = taken(q, given.id) ? { ...given, id: renumber(q, given.id) } : given;
     const known = q.jobs.has(j.id) ? j.id : j.dedup ? dedupHolder(ctx, j.dedup.key) : undefined;
     if (known !== undefined) {

@@ -130,6 +130,8 @@ export interface MemQueue {
   /** Schedulers by id, and their ids scored by pending tick (lua/includes/schedulers). */
   readonly schedulers: Map<string, MemScheduler>;
   readonly schedIndex: SortedSet;
+  /** Ids ever imported (lua/import.lua's `imported` set): an import run again skips them. */
+  readonly imported: Set<string>;
 }
 
 export function newQueue(name: string, stream: MemStream): MemQueue {
@@ -167,6 +169,7 @@ export function newQueue(name: string, stream: MemStream): MemQueue {
     outbox: new Map(),
     once: new Map(),
     flowIntents: new Map(),
+    imported: new Set(),
   };
 }
 

@@ -8,8 +8,9 @@ import { claimJobs } from './memory-claim.js';
 import { MemoryClock, type ClockMode } from './memory-clock.js';
 import { MemoryEventReader, MemStream } from './memory-events.js';
 import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
-import { addJobs, appendLog, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordData, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
+import { addJobs, appendLog, passTaken, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordData, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
 import { metricsOf } from './memory-metrics.js';
+import { importJobs } from './memory-import.js';
 import { pageOf, promoteJobs, purgeOf, redriveMany } from './memory-ops.js';
 import { MemorySchedulers } from './memory-schedulers.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
@@ -140,7 +141,12 @@ export class MemoryStore implements S.Store {
     if (state && state !== 'active') this.events.emit('settled', queue, id, state);
   }
 
-  reserveIds(queue: string, count: number): Promise<number> { return this.run('reserveIds', queue, ({ q }) => (q.ids += count)); }
+  reserveIds(queue: string, count: number, taken?: string): Promise<number> {
+    return this.run('reserveIds', queue, ({ q }) => {
+      if (taken !== undefined) passTaken(q, taken);
+      return (q.ids += count);
+    });
+  }
 
   add(queue: string, jobs: readonly S.NewJob[]): Promise<S.AddBatchOutcome> { return this.run('add', queue, (ctx) => addJobs(ctx, jobs.map(decodeNewJob))); }
 
@@ -278,6 +284,10 @@ export class MemoryStore implements S.Store {
   }
 
   verify(queue: string): Promise<string[]> { return this.run('verify', queue, ({ q }) => Q.verifyQueue(q)); }
+
+  importJobs(queue: string, jobs: readonly S.ImportedJob[]): Promise<S.ImportOutcome[]> {
+    return this.run('importJobs', queue, (ctx) => importJobs(ctx, jobs));
+  }
 
   addFlow(nodes: readonly S.NewFlowNode[]): Promise<S.AddFlowOutcome> {
     return this.run('addFlow', nodes[0]?.queue ?? '', (_ctx, ctxOf) => addFlowNodes(ctxOf, nodes, decodeFlowNode));

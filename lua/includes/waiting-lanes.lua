@@ -52,8 +52,11 @@ end
 local function spool_fifo_after(Q, L, score)
   return spool_bisect(0, L.listed, function(mid)
     local id = redis.call('LINDEX', Q.fifo, mid)
+    if not id then
+      return false -- past the list's end (false, not nil, from redis.call): later than everything
+    end
     -- A listed id without a hash (claims drop it) counts as later: a page may repeat a job, never skip one.
-    local ws = id and tonumber(redis.call('HGET', Q.jobPrefix .. id, 'ws'))
+    local ws = tonumber(redis.call('HGET', Q.jobPrefix .. id, 'ws'))
     return ws ~= nil and ws <= score
   end)
 end

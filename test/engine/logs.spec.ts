@@ -89,6 +89,64 @@ describe('worker logs', () => {
     expect(started).not.toContain(`abandoned-3/${asked.id}`);
   });
 
+  // A downstream that is down dead-letters every job: one line each was ~100,000 lines in an hour.
+  it('a flood of dead letters logs the first lines per queue and reason, then one summary line each', async () => {
+    const rec = logRecorder();
+    const queue = h.queue<{ fatal: boolean }>('flood');
+    await queue.addBulk(Array.from({ length: 72 }, (_, i) => ({ name: 'send', data: { fatal: i % 6 === 0 } })));
+    const worker = h.worker<{ fatal: boolean }>(
+      'flood',
+      async (j) => {
+        if (j.data.fatal) throw new UnrecoverableError('no such mailbox');
+        throw new Error('smtp down');
+      },
+      { logger: rec.logger, concurrency: 10, logFailures: { linesPerInterval: 5, interval: 60_000 } },
+    );
+    await waitFor(async () => (await queue.getCounts()).failed === 72, { message: '72 dead letters' });
+    await worker.close();
+    const warns = rec.at('warn');
+    expect(warns.filter((l) => l.endsWith('(reason: error): smtp down'))).toHaveLength(5);
+    expect(warns.filter((l) => l.endsWith('(reason: unrecoverable): no such mailbox'))).toHaveLength(5);
+    const summaries = warns.filter((l) => l.startsWith('+')).sort();
+    expect(summaries).toEqual([
+      expect.stringMatching(/^\+55 more dead letters on queue "flood" \(reason error\) in the last \d+(\.\d)? s$/),
+      expect.stringMatching(/^\+7 more dead letters on queue "flood" \(reason unrecoverable\) in the last \d+(\.\d)? s$/),
+    ]);
+    expect(warns).toHaveLength(12);
+  });
+
+  it('writes the summary when the interval ends, and every failure is a line or counted in one', async () => {
+    const rec = logRecorder();
+    const queue = h.queue('burst');
+    await queue.addBulk(Array.from({ length: 30 }, () => ({ name: 'call', data: {} })));
+    h.worker('burst', async () => { throw new Error('503'); }, { logger: rec.logger, concurrency: 5, logFailures: { linesPerInterval: 2, interval: 200 } });
+    const told = (): number =>
+      rec.at('warn').reduce((n, line) => n + (line.startsWith('+') ? Number(/^\+(\d+)/.exec(line)![1]) : 1), 0);
+    // No close: the interval's own end writes the summary.
+    await waitFor(() => told() === 30, { message: 'all 30 dead letters told, in lines and summaries' });
+    const summaries = rec.at('warn').filter((l) => l.startsWith('+'));
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const line of summaries) expect(line).toMatch(/^\+\d+ more dead letters on queue "burst" \(reason error\) in the last \d+(\.\d)? s$/);
+    expect(rec.at('warn').length).toBeLessThan(30);
+  });
+
+  it('dead letters of the reaper (stalled past maxStalledCount) share the budget, under reason stalled', async () => {
+    const rec = logRecorder();
+    const queue = h.queue('stalls');
+    await queue.addBulk(Array.from({ length: 12 }, () => ({ name: 'render', data: {} })));
+    // A worker that "died" holding all of them: claimed with a short lease, never renewed or finished.
+    expect((await h.store.claim('stalls', { count: 12, workerId: 'gone', lockMs: 30 })).jobs).toHaveLength(12);
+    const worker = h.worker('stalls', async () => undefined, {
+      logger: rec.logger, maxStalledCount: 0, stalledInterval: 50, logFailures: { linesPerInterval: 3, interval: 60_000 },
+    });
+    await waitFor(async () => (await queue.getCounts()).failed === 12, { message: '12 stalled dead letters' });
+    await worker.close();
+    const warns = rec.at('warn');
+    expect(warns.filter((l) => l.includes('dead-lettered (reason: stalled)'))).toHaveLength(3);
+    expect(warns.filter((l) => l.startsWith('+'))).toEqual([expect.stringMatching(/^\+9 more dead letters on queue "stalls" \(reason stalled\) in the last \d+(\.\d)? s$/)]);
+    expect(() => new Worker('q', async () => undefined, { store: h.store, logFailures: { linesPerInterval: 0 } })).toThrow('logFailures.linesPerInterval');
+  });
+
   it('says at shutdown what it waits for, and what it hands back', async () => {
     const rec = logRecorder();
     const queue = h.queue('emails');

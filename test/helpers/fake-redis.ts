@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A tiny RESP2 server on a loopback port that answers INFO with the text you
- * give and +OK to everything else: enough for node-redis to connect, so the
+ * give, NOPERM to the commands you name and +OK to everything else: enough for node-redis to connect, so the
  * startup checks can be shown a Redis 6 or an evicting server without
  * installing one. Only for the checks that read INFO; behaviour that lives in
  * Redis is tested against the real server.
@@ -10,7 +10,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 export class FakeRedis {
   private constructor(private readonly server: Server, private readonly sockets: Set<Socket>, readonly port: number) {}
 
-  static async start(info: (section: string) => string): Promise<FakeRedis> {
+  /** `refuse`: command lines (upper case, arguments joined by spaces: 'INFO SERVER', 'HELLO') answered with NOPERM, as an ACL that denies them would. */
+  static async start(info: (section: string) => string, refuse: readonly string[] = []): Promise<FakeRedis> {
     const sockets = new Set<Socket>();
     const server = createServer((socket) => {
       sockets.add(socket);
@@ -23,7 +24,9 @@ export class FakeRedis {
           if (!parsed) break;
           buffer = buffer.slice(parsed.length);
           const [name = '', section = ''] = parsed.args;
-          if (name.toUpperCase() === 'INFO') {
+          if (refuse.includes(parsed.args.join(' ').toUpperCase())) {
+            socket.write(`-NOPERM this user has no permissions to run the '${name.toLowerCase()}' command\r\n`);
+          } else if (name.toUpperCase() === 'INFO') {
             const text = info(section.toLowerCase());
             socket.write(`$${Buffer.byteLength(text)}\r\n${text}\r\n`);
           } else {

@@ -17,6 +17,12 @@ export declare class RedisServer {
   readonly url: string;
   readonly pid: number | undefined;
   readonly running: boolean;
+  /** True between pause() and resume(). */
+  readonly paused: boolean;
+  /** SIGSTOP: sockets accept, nothing is answered. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   kill(): Promise<void>;
   stop(): Promise<void>;
   restart(): Promise<void>;

@@ -63,6 +63,7 @@ export class RedisServer {
 
   constructor(port, options) {
     this.port = port;
+    this.paused = false;
     this.#options = options;
     this.dir = mkdtempSync(join(tmpdir(), 'spool-redis-'));
   }
@@ -118,6 +119,24 @@ export class RedisServer {
     await Promise.race([waitForPing(this.port), exited]);
   }
 
+  /**
+   * SIGSTOP: the process stays, its sockets keep accepting what is sent, and
+   * nothing is answered (a hung server, or a link that drops packets without
+   * a reset). resume() undoes it; stop() and dispose() resume it first.
+   */
+  pause() {
+    if (!this.running) throw new Error(`redis-server on port ${this.port} is not running`);
+    this.#child.kill('SIGSTOP');
+    this.paused = true;
+  }
+
+  /** SIGCONT after pause(). */
+  resume() {
+    if (!this.paused) return;
+    this.#child?.kill('SIGCONT');
+    this.paused = false;
+  }
+
   /** SIGKILL: the server dies without a word, as in a crash. */
   kill() {
     return this.#signal('SIGKILL');
@@ -143,6 +162,8 @@ export class RedisServer {
   async #signal(signal) {
     const child = this.#child;
     if (!child || !this.running) return;
+    // A stopped process takes SIGTERM only once continued.
+    this.resume();
     const exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.kill(signal);
     await exited;

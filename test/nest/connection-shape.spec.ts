@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { ConsoleLogger, Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { getQueueToken, OnJob, Processor, Queue, QueueModule, RedisStore, SpoolBootstrapError, type ActiveJob } from '../../lib/index.js';
+import { CommandTimeoutError, getQueueToken, OnJob, Processor, Queue, QueueModule, RedisStore, SpoolBootstrapError, type ActiveJob } from '../../lib/index.js';
+import { RedisServer } from '../helpers/redis-server.mjs';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { nestHarness } from './nest-harness.js';
@@ -76,6 +77,7 @@ describe('Nest connection and engine store: one shape', () => {
     [{ connection: { url: 'redis://127.0.0.1:1', prefx: 'x' } }, 'QueueModule options.connection.prefx is not an option: did you mean "prefix"?'],
     [{ connection: { url: 'redis://127.0.0.1:1' }, connections: { b: { url: 'redis://127.0.0.1:1', requireNoEvictoin: true } } }, 'QueueModule options.connections.b.requireNoEvictoin is not an option: did you mean "requireNoEviction"?'],
     [{ connection: { url: 'redis://127.0.0.1:1' }, worker: {} }, 'QueueModule options.worker is not an option: did you mean "workers"?'],
+    [{ connection: { url: 'redis://127.0.0.1:1', commandTimeoutMs: 0 } }, 'QueueModule options.connection.commandTimeoutMs must be a whole number of ms >= 1, got 0'],
   ])('refuses unknown module keys with a did-you-mean: %p', async (options, message) => {
     let error: unknown;
     try {
@@ -90,6 +92,27 @@ describe('Nest connection and engine store: one shape', () => {
     expect(() => QueueModule.registerQueue({ name: 'mail', defaultJobOption: {} } as never)).toThrow(
       'QueueModule.registerQueue() argument 1.defaultJobOption is not an option: did you mean "defaultJobOptions"?',
     );
+  });
+
+  it('gives the store its commandTimeoutMs: an add to a Redis that stopped answering (SIGSTOP) fails after it', async () => {
+    const server = await RedisServer.start();
+    const app = await nest.app({
+      imports: [QueueModule.forRoot({ connection: { url: server.url, prefix: uniquePrefix('bound'), commandTimeoutMs: 300 } }), QueueModule.registerQueue('bound')],
+    });
+    try {
+      const queue = app.get<Queue>(getQueueToken('bound'));
+      await queue.add('x', {}, { jobId: 'first' });
+      server.pause();
+      const started = performance.now();
+      const error = await Promise.race([queue.add('x', {}, { jobId: 'second' }).catch((e: unknown) => e), new Promise((r) => setTimeout(() => r('hung'), 4000).unref())]);
+      server.resume();
+      expect(error).toBeInstanceOf(CommandTimeoutError);
+      expect(performance.now() - started).toBeLessThan(2000);
+    } finally {
+      server.resume();
+      await app.close();
+      await server.dispose();
+    }
   });
 
   it("logs a dead letter through Nest's Logger, at the level the processor chose", async () => {

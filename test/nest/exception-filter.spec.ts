@@ -4,6 +4,7 @@ import { Test } from '@nestjs/testing';
 import { IsEmail, IsString, MinLength } from 'class-validator';
 import request from 'supertest';
 import {
+  CommandTimeoutError,
   FlowProducer,
   InjectFlowProducer,
   InjectQueue,
@@ -11,6 +12,7 @@ import {
   QueueModule,
   RateLimitedError,
   SpoolExceptionFilter,
+  spoolHttpError,
 } from '../../lib/index.js';
 import { RedisServer } from '../helpers/redis-server.mjs';
 import { redisUrl, uniquePrefix } from '../helpers/store.js';
@@ -143,6 +145,14 @@ describe('SpoolExceptionFilter over HTTP', () => {
     const res = await http.post('/remote').expect(503);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: 'the job store is unavailable; retry later' });
+  });
+
+  it('a Redis that stopped answering (CommandTimeoutError, a RedisUnavailableError): 503 with Retry-After too', () => {
+    expect(spoolHttpError(new CommandTimeoutError('script add', 5000))).toEqual({
+      status: 503,
+      body: { statusCode: 503, error: 'Service Unavailable', message: 'the job store is unavailable; retry later' },
+      retryAfter: 5,
+    });
   });
 
   it('leaves other errors to Nest (a generic 500 that leaks nothing)', async () => {

@@ -109,7 +109,7 @@ describe('README operating examples', () => {
     }
     await events.close();
 
-    await queue.configure({ events: { maxLen: 50_000 } }); // approximate length kept (default ~10,000)
+    await queue.configure({ events: { maxLen: 50_000 } }); // events kept, about (default 10,000)
     await queue.configure({ events: false });              // no stream for this queue; null = back to the default
 
     await waitFor(() => warnings.length >= 2, { message: 'the dead letter warning and the completion' });

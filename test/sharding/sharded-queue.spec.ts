@@ -1,6 +1,8 @@
 import { FlowProducer, InvalidArgumentError, Queue, QueueEvents, ShardCountMismatchError, listQueues, type Job } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { ID_BASE, RENUMBER_MARGIN } from '../../lib/engine/ids.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // A queue spread over 3 shards, end to end through Queue, Worker and
@@ -135,6 +137,31 @@ describe('sharded queues (shards: 3)', () => {
     expect(await plain.cancel((await plain.getJobs('waiting'))[0]!.id)).toBe('cancelled');
     expect(await plain.purge('cancelled')).toBe(1);
     expect(await queue.verify()).toEqual([]);
+  });
+
+  it('gives no two jobs one id after the id counter went back (a failover lost the last draws of shard 0)', async () => {
+    const name = uniquePrefix('ids');
+    const shards = await shardNames(name);
+    const [a, b, c] = [0, 1, 2].map(() => h.queue<string>(name, { shards: SHARDS }));
+    // Producer a draws 1..16 from shard 0's counter and writes 1; then the counter loses that draw.
+    await a!.add('a', 'a0');
+    await commandOf(h.store).sendCommand(['HSET', keysOf(h.store, shards[0]!).meta, 'ids', '1']);
+    // b draws 2..17 and writes 2..16, on whichever shards their ids pick.
+    await b!.addBulk(Array.from({ length: 15 }, (_, i) => ({ name: 'b', data: `b${i}` })));
+    // a still holds 2..16: its 13 numbers 2..14 are taken on their shards, so these jobs are numbered anew.
+    const renumbered = await a!.addBulk(Array.from({ length: 13 }, (_, i) => ({ name: 'a', data: `a${i + 1}` })));
+    expect(renumbered.every((job) => Number(job.id) > ID_BASE + 14 + RENUMBER_MARGIN - 13)).toBe(true);
+    // c draws later, from shard 0's counter: never a number that any shard gave meanwhile.
+    await c!.addBulk(Array.from({ length: 40 }, (_, i) => ({ name: 'c', data: `c${i}` })));
+    const held = (await Promise.all(shards.map((shard) => h.store.listIds(shard, 'waiting', 0, -1)))).flat();
+    const twice = held.filter((id, i) => held.indexOf(id) !== i);
+    expect(twice).toEqual([]);
+    expect(held).toHaveLength(1 + 15 + 13 + 40);
+    // Every job is found by its id, with its own data.
+    for (const job of [...renumbered, ...(await c!.getJobs('waiting', { start: 0, end: -1 })).filter((j) => j.name === 'c')]) {
+      expect((await a!.getJob(job.id))!.data).toBe(job.data);
+    }
+    expect(await a!.verify()).toEqual([]);
   });
 
   it('is listed once, by its own name, and its shard count is read back from the placement', async () => {

@@ -40,6 +40,27 @@ export function jobCases(env: ContractEnv): void {
       expect(Number(later.id)).toBeGreaterThan(Number(fresh));
       expect((await q.getCounts()).waiting).toBe(4);
     });
+
+    it('reports a taken number sent with reportTaken (writing nothing), and draws past a taken number it is given', async () => {
+      const q = queue('reported');
+      const first = await q.add('a', { n: 1 });
+      const job = {
+        id: first.id, name: 'c', data: '{"n":3}', opts: '{}', delay: 0, priority: 0, lifo: false, maxAttempts: 1, deadline: 0,
+        removeOnComplete: '1000,86400000', removeOnFail: '10000,2592000000', reportTaken: true as const,
+      };
+      // A sharded queue's shard other than the first: the number came from shard 0's counter, which numbers it anew.
+      const outcome = await env.store().add('reported', [job, { ...job, id: 'custom-1' }]);
+      expect(outcome).toEqual({ status: 'added', jobs: [
+        { created: false, id: first.id, existing: null, taken: true },
+        expect.objectContaining({ created: true, id: 'custom-1', state: 'waiting' }),
+      ] });
+      expect((await q.getJob(first.id))!.data).toEqual({ n: 1 });
+      expect((await q.getCounts()).waiting).toBe(2);
+      // The counter moves past every block drawn around the taken number, then draws.
+      const last = await env.store().reserveIds('reported', 4, first.id);
+      expect(last).toBeGreaterThan(Number(first.id) - 1_000_000_000 + RENUMBER_MARGIN);
+      expect(await env.store().reserveIds('reported', 1)).toBe(last + 1);
+    });
   });
 
   describe('dedup', () => {

@@ -3,6 +3,7 @@ import type { Store } from '../../lib/store/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { eventCases } from './cases-events.js';
 import { flowCases } from './cases-flows.js';
+import { importCases } from './cases-import.js';
 import { jobCases } from './cases-jobs.js';
 import { leaseCases } from './cases-leases.js';
 import { limitCases } from './cases-limits.js';
@@ -74,5 +75,6 @@ export function storeContract(label: string, open: () => Promise<Store>, close: 
     eventCases(env);
     schedulerCases(env);
     workerCases(env);
+    importCases(env);
   });
 }

@@ -54,6 +54,19 @@ describe('startup checks against the server connect() reaches', () => {
     await store.disconnect();
   });
 
+  it('warns once when neither INFO nor a bare HELLO may be run: the version is unknown, the connect goes on', async () => {
+    const server = await FakeRedis.start(serverInfo('7.2.4', 'noeviction'), ['INFO SERVER', 'INFO MEMORY', 'HELLO', 'CONFIG GET MAXMEMORY-POLICY']);
+    fakes.push(server);
+    const { warnings, logger } = recordingLogger();
+    const store = new RedisStore({ url: server.url }, { logger });
+    await store.connect();
+    expect(warnings).toEqual([
+      'cannot read the Redis version: INFO and HELLO are not allowed for this user (Spool needs Redis 7.0 or newer: an older server fails on the first script call)',
+      'cannot read maxmemory-policy: INFO and CONFIG are not allowed for this user (Spool needs "noeviction": make sure the server has it, or Redis may evict job keys and lose jobs)',
+    ]);
+    await store.disconnect();
+  });
+
   it('accepts Redis 7 with noeviction without a word', async () => {
     const server = await fake('7.0.15', 'noeviction');
     const { warnings, logger } = recordingLogger();

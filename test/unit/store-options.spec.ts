@@ -17,6 +17,7 @@ describe('RedisStore options: one shape, nothing silently ignored', () => {
       outageLogInterval: 1000,
       durability: 'async',
       replicationTimeoutMs: 1000,
+      commandTimeoutMs: 5000,
     });
   });
 
@@ -54,6 +55,19 @@ describe('RedisStore options: one shape, nothing silently ignored', () => {
     expect(() => new RedisStore({ url, durability: 'sync' } as never)).toThrow("RedisStore options.durability must be 'async' or 'replicated'");
     expect(() => new RedisStore({ url, replicationTimeoutMs: 0 })).toThrow('RedisStore options.replicationTimeoutMs must be a whole number of ms >= 1');
     expect(() => new RedisStore({ url, durabilty: 'replicated' } as never)).toThrow('did you mean "durability"?');
+    expect(() => new RedisStore({ url, commandTimeoutMs: 0 })).toThrow('RedisStore options.commandTimeoutMs must be a whole number of ms >= 1, got 0');
+    expect(() => new RedisStore({ url, commandTimeoutMs: '5s' } as never)).toThrow('RedisStore options.commandTimeoutMs must be a whole number of ms >= 1');
+    // A WAIT holds its connection for replicationTimeoutMs: the commands queued behind it must not time out meanwhile.
+    expect(() => new RedisStore({ url, durability: 'replicated', replicationTimeoutMs: 3000, commandTimeoutMs: 2000 })).toThrow(
+      'RedisStore options.commandTimeoutMs (2000 ms) must be above replicationTimeoutMs (3000 ms)',
+    );
+  });
+
+  it('bounds commands by 5 s unless told, plus the WAIT time with durability replicated', () => {
+    expect(resolveStoreConfig({ url }).commandTimeoutMs).toBe(5000);
+    expect(resolveStoreConfig({ url, commandTimeoutMs: 750 }).commandTimeoutMs).toBe(750);
+    expect(resolveStoreConfig({ url, durability: 'replicated', replicationTimeoutMs: 2000 }).commandTimeoutMs).toBe(7000);
+    expect(resolveStoreConfig({ url }, { commandTimeoutMs: 1200 }).commandTimeoutMs).toBe(1200);
   });
 
   it('takes Redis Cluster options in the one-object form, with durability', () => {
