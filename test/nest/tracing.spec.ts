@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
 import { getConnectionToken, getFlowProducerToken, getQueueToken, OnJob, Processor, QueueModule, type ActiveJob, type FlowProducer, type Queue, type RedisStore } from '../../lib/index.js';
+import { SpoolConnections } from '../../lib/nest/connections.js';
+import { QueueRegistry } from '../../lib/nest/queue-registry.js';
+import { MemoryStore } from '../../lib/testing/index.js';
 import { startOtel } from '../fixtures/otel-sdk.mjs';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -93,6 +96,13 @@ describe('registerQueue({ tracing: false }) and registerFlowProducer({ tracing: 
     expect(await tc('traced-nest', tree.job.id)).toBeNull();
     expect(await tc('untraced-nest', tree.children[0]!.job.id)).toBeNull();
     expect((otel.spans() as { name: string }[]).map((s) => s.name).sort()).toEqual(['request', 'send traced-nest']);
+  });
+
+  it('refuse a second registration of a queue with another tracing', async () => {
+    const registry = new QueueRegistry(SpoolConnections.inProcess({}, () => new MemoryStore()));
+    await registry.register({ name: 'twice', tracing: false }, 'first');
+    await registry.register({ name: 'twice' }, 'plain');
+    await expect(registry.register({ name: 'twice', tracing: true }, 'second')).rejects.toThrow('second.tracing is true, but queue "twice" is registered elsewhere with tracing: false');
   });
 
   it('refuse a tracing that is not a boolean', () => {
