@@ -2,7 +2,7 @@
  * Spool vs BullMQ vs bee-queue, same process, same private redis-server, one run.
  *   npm run bench [-- rows... --repeat=N --jobs=N]
  *   npm run bench -- profile [--jobs=N --retention=kept|removed]   (see profile.ts)
- * rows: add-single add-bulk c1 c10 c100 latency memory groups events (default: all).
+ * rows: add-single add-bulk c1 c10 c100 latency memory groups events batch (default: all).
  * Process rows run twice: completed jobs kept (each library's default) and removed.
  * Throughput is the best of the repeats; latency percentiles pool every sample.
  */
@@ -18,7 +18,7 @@ import { runProfile } from './profile.js';
 import { printReport } from './report.js';
 import { FLOOR, Results, type Throughput } from './results.js';
 
-const ROWS = ['add-single', 'add-bulk', 'c1', 'c10', 'c100', 'latency', 'memory', 'groups', 'events'] as const;
+const ROWS = ['add-single', 'add-bulk', 'c1', 'c10', 'c100', 'latency', 'memory', 'groups', 'events', 'batch'] as const;
 type Row = (typeof ROWS)[number];
 const RETENTIONS: readonly Retention[] = ['kept', 'removed'];
 
@@ -48,6 +48,8 @@ const GROUPS = 100;
 const GROUP_CONCURRENCY = 50;
 const LATENCY_SAMPLES = 300;
 const MEMORY_JOBS = 20_000;
+/** The batch row's jobs (fewer when --jobs says so). */
+const BATCH_JOBS = 10_000;
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -123,6 +125,21 @@ async function main(): Promise<void> {
                 const queue = `${q}-${on ? 'on' : 'off'}`;
                 const setUp = () => spool.setEvents(queue, on);
                 results.keep(`events-${on ? 'on' : 'off'}/Spool`, (await processRow(queue, 100, 'kept', 0, setUp)).t);
+              }
+              break;
+            }
+            case 'batch': {
+              // Spool only: each job written to a sink, one write per job vs one per batch of 100, alternating order.
+              if (c !== spool) break;
+              const jobs = Math.min(n, BATCH_JOBS);
+              for (const sink of ['pipelined', 'serial'] as const) {
+                for (const mode of r % 2 === 0 ? (['per-job', 'batch'] as const) : (['batch', 'per-job'] as const)) {
+                  const queue = `${q}-${sink}-${mode}`;
+                  await probe.reset();
+                  await spool.fill(queue, jobs, 'kept');
+                  const result = await spool.sinkProcess(queue, jobs, mode, sink);
+                  results.keep(`batch-${sink}-${mode}/Spool`, { perSec: (jobs / result.ms) * 1000, cmdsPerJob: 0 });
+                }
               }
               break;
             }

@@ -56,6 +56,13 @@ export function printReport(res: Results): void {
     rows.push(['process c100, event stream on (ratio: vs off)', fmt(on.perSec), 'n/a', 'n/a', fmt(on.perSec / off.perSec, 2), '', fmt(on.cmdsPerJob, 1), '', '']);
     rows.push(['process c100, event stream off, jobs/s', fmt(off.perSec), 'n/a', 'n/a', '', '', fmt(off.cmdsPerJob, 1), '', '']);
   }
+  for (const sink of ['pipelined', 'serial']) {
+    const perJob = res.get(`batch-${sink}-per-job`, 'Spool');
+    const batched = res.get(`batch-${sink}-batch`, 'Spool');
+    if (!perJob || !batched) continue;
+    rows.push([`${sink} sink, one write per job, 200 slots, jobs/s`, fmt(perJob.perSec), 'n/a', 'n/a', '', '', '', '', '']);
+    rows.push([`${sink} sink, one write per batch of 100 (ratio: vs per job)`, fmt(batched.perSec), 'n/a', 'n/a', fmt(batched.perSec / perJob.perSec, 2), '', '', '', '']);
+  }
   console.log('\n' + renderTable(header, rows));
   console.log('\nIssue 20 targets (one run, one Redis):\n' + targetTable(res));
 }

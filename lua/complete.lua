@@ -22,6 +22,7 @@
     2 this token already finished the job (a retried call); state is the current one
    -1 lease lost: the token is not the current one; nothing was written for that job
   waitMs > 0 when the next claim was refused by a rate limit (see claim).
+  Publishes: sched 'w:<queue>' when the global cap held workers back and a slot is still free (includes/global-cap).
   Events: completed (with the result size), or cancelled, per job; active per next job claimed.
 ]]
 --- @include "includes/now"
@@ -44,5 +45,7 @@ end
 spool_complete_flush(Q, B, now)
 
 local _, waitMs = spool_claim(Q, tonumber(ARGV[5]), ARGV[4], tonumber(ARGV[6]), now, spool_name_room(FIRST_JOB_ARG + n * 4), false, reply, tonumber(ARGV[7]))
+-- After this worker's own claim took what the completions freed: the workers the global cap held back hear of what is left.
+spool_global_freed(Q, #B.done)
 reply[1] = waitMs
 return reply

@@ -2,8 +2,10 @@
   configure: the queue's limits, shared by every producer and worker because
   they live in Redis (meta): rl (rate limit "max,duration"), gcap (default
   group concurrency), grl (default group rate limit), mw (maxWaiting), mwg
-  (maxWaitingPerGroup). An empty value removes the limit. Groups that may
-  start more under the new limits rejoin the ring.
+  (maxWaitingPerGroup), gc (global concurrency, includes/global-cap). An
+  empty value removes the limit. Groups that may start more under the new
+  limits rejoin the ring; idle workers hear of the waiting jobs (a raised
+  or removed global cap frees slots).
 
   KEYS[1..17] queue keys (includes/queue)
 
@@ -29,5 +31,7 @@ local groups = redis.call('SMEMBERS', Q.groups)
 for i = 1, #groups do
   spool_group_ready(Q, groups[i])
 end
+-- A raised or removed global cap may free slots: the workers it held back are woken.
+redis.call('DEL', Q.idle .. ':gc')
 spool_wake(Q, spool_waiting_count(Q))
 return 1

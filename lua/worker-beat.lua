@@ -10,7 +10,7 @@
   KEYS[2] workersSeen  the same workers by last heartbeat (zset, score = seenAt ms)
 
   ARGV[1] worker id
-  ARGV[2] info: JSON object (hostname, pid, concurrency, running, startedAt); '' drops the worker
+  ARGV[2] info: JSON object (hostname, pid, concurrency, running, startedAt, paused); '' drops the worker
   ARGV[3] stale ms: entries not refreshed for longer are removed
 
   Returns the number of workers left in the hash.

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { Queue, RedisStore, Worker, type JobOptions } from '../../lib/index.js';
+import { createClient } from 'redis';
+import { Queue, RedisStore, Worker, type ActiveJob, type JobOptions } from '../../lib/index.js';
 import type { BenchData, Contender, ProcessResult, Retention } from '../contender.js';
 import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 
@@ -7,10 +8,14 @@ import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 export class SpoolContender implements Contender {
   readonly name = 'Spool';
   private store: RedisStore | undefined;
+  /** The batch row's sink: a connection of its own, as a handler's database client would be. */
+  private sink: ReturnType<typeof createClient> | undefined;
 
   async open(url: string): Promise<void> {
     this.store = new RedisStore({ url }, { prefix: 'bench' });
     await this.store.connect();
+    this.sink = createClient({ url });
+    await this.sink.connect();
   }
 
   async warmUp(): Promise<void> {
@@ -20,6 +25,7 @@ export class SpoolContender implements Contender {
   }
 
   async close(): Promise<void> {
+    await this.sink?.quit();
     await this.store?.disconnect();
   }
 
@@ -62,6 +68,35 @@ export class SpoolContender implements Contender {
   process(name: string, n: number, concurrency: number): Promise<ProcessResult> {
     return timeCompletions(n, (onCompleted) => {
       const worker = new Worker<BenchData>(name, async () => undefined, { store: this.store!, concurrency });
+      worker.on('completed', (job) => onCompleted(job.data));
+      return worker;
+    });
+  }
+
+  /**
+   * The batch row: each job's data written to a sink list, 200 slots: one
+   * RPUSH per job ('per-job', concurrency 200), or one RPUSH of up to 100
+   * values per call of a batch handler ('batch', size 100, maxWaitMs 50,
+   * concurrency 200: two batches at once). `sink` 'pipelined': node-redis
+   * sends writes issued together in one go (the kindest case for per-job
+   * writes); 'serial': one write at a time, as on a single database
+   * connection.
+   */
+  sinkProcess(name: string, n: number, mode: 'per-job' | 'batch', sink: 'pipelined' | 'serial'): Promise<ProcessResult> {
+    const client = this.sink!;
+    const key = `sink:${name}`;
+    let last: Promise<unknown> = Promise.resolve();
+    const write = (values: string[]): Promise<unknown> => {
+      if (sink === 'pipelined') return client.rPush(key, values);
+      last = last.then(() => client.rPush(key, values));
+      return last;
+    };
+    return timeCompletions(n, (onCompleted) => {
+      const store = this.store!;
+      const worker =
+        mode === 'batch'
+          ? new Worker<BenchData>(name, async (jobs: ActiveJob<BenchData>[]) => void (await write(jobs.map((j) => String(j.data.i)))), { store, concurrency: 200, batch: { size: 100, maxWaitMs: 50 } })
+          : new Worker<BenchData>(name, async (job) => void (await write([String(job.data.i)])), { store, concurrency: 200 });
       worker.on('completed', (job) => onCompleted(job.data));
       return worker;
     });

@@ -19,6 +19,7 @@ export type DeadLetterReason =
   | 'payload-too-large'
   | 'result'
   | 'child-failed'
+  | 'sandbox-crashed'
   | (string & {});
 
 /** Which dead letters: every filter given must hold. Name and reason use indexes; errorContains scans. */

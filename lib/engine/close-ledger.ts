@@ -14,9 +14,6 @@ export interface WorkerCloseResult {
   readonly givenUp: readonly string[];
 }
 
-/** What one tracked write became: written (or nothing left to write), or given up. */
-export type WriteFate = 'written' | 'given-up';
-
 /**
  * Every write a worker makes for the jobs it holds (their outcomes, their
  * hand-backs), so that close() waits for each one to settle, wherever it
@@ -34,16 +31,26 @@ export class CloseLedger {
     return this.pending.size;
   }
 
-  /** Records the write of job `id`'s outcome (`kind` 'outcome') or hand-back; the promise never rejects. */
-  track(id: string, kind: 'outcome' | 'hand-back', write: Promise<WriteFate>): Promise<void> {
-    const settled = write.then((fate) => {
-      this.pending.delete(settled);
-      if (!this.recording) return;
-      if (fate === 'given-up') this.givenUp.push(id);
-      else (kind === 'outcome' ? this.written : this.handedBack).push(id);
-    });
+  /**
+   * Records the write of job `id`'s outcome or hand-back: written when it
+   * resolves, given up when it rejects (`onFailure` hears why). The promise
+   * returned never rejects.
+   */
+  track(id: string, kind: 'outcome' | 'hand-back', write: Promise<unknown>, onFailure?: (err: unknown) => void): Promise<void> {
+    const settled: Promise<void> = write.then(
+      (): void => this.record(settled, id, kind === 'outcome' ? this.written : this.handedBack),
+      (err: unknown): void => {
+        onFailure?.(err);
+        this.record(settled, id, this.givenUp);
+      },
+    );
     this.pending.add(settled);
     return settled;
+  }
+
+  private record(write: Promise<void>, id: string, list: string[]): void {
+    this.pending.delete(write);
+    if (this.recording) list.push(id);
   }
 
   /** The worker starts closing: from now on every write that settles is reported, the ones already out included. */

@@ -30,10 +30,11 @@ export class DeadLetters<Data, Result> {
     private readonly store: Store,
     private readonly queue: string,
     private readonly cancelOne: (id: string) => Promise<'cancelled' | 'cancelling' | 'finished' | 'not-found'>,
+    private readonly maxPayloadBytes?: number,
   ) {}
 
   private job(record: JobRecord): Job<Data, Result> {
-    return new Job<Data, Result>(this.queue, record, undefined, this.store);
+    return new Job<Data, Result>(this.queue, record, undefined, this.store, this.maxPayloadBytes);
   }
 
   async getFailed(query: FailedQuery = {}): Promise<FailedPage<Data, Result>> {

@@ -157,3 +157,13 @@ export class WorkerClosingError extends SpoolError {
 
 /** A call on a closed Queue or Worker. */
 export class ClosedError extends SpoolError {}
+
+/**
+ * A sandboxed handler's thread or process died while it ran the job (an
+ * uncaught exception, process.exit, out of memory, a crash in native code):
+ * this attempt failed and is retried as the job's options say; the pool
+ * starts a fresh sandbox for the next job.
+ */
+export class SandboxCrashedError extends SpoolError {
+  readonly reason = 'sandbox-crashed';
+}

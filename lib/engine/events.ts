@@ -1,5 +1,5 @@
 import type { JobState } from '../store/store.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 
 /**
  * What a Worker emits, each after the matching write was acknowledged by Redis.
@@ -17,6 +17,10 @@ export interface WorkerEvents<Data = unknown, Result = unknown> {
   /** This worker's reaper took a job whose holder died or blocked past its lease; `state` is where it went. */
   stalled: [jobId: string, state: JobState];
   progress: [job: ActiveJob<Data, Result>, progress: unknown];
+  /** worker.pause(): this worker stopped claiming. */
+  paused: [];
+  /** worker.resume(): it claims again. */
+  resumed: [];
   /** The queue had nothing more to claim. */
   drained: [];
   error: [error: Error];

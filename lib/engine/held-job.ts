@@ -1,7 +1,7 @@
 import { clockOf, type ClockTimer } from '../store/clock.js';
 import type { JobRecord, Lease, Store } from '../store/store.js';
 import { DeadlineExceededError, JobTimeoutError } from './errors.js';
-import { ActiveJob, type LeaseWriter } from './job.js';
+import { ActiveJob, type LeaseWriter } from './active-job.js';
 
 /** A job a worker holds under a lease: the handler's job, its abort switch and its bookkeeping. */
 export class HeldJob<Data, Result> {

@@ -5,16 +5,25 @@
 
 // Engine
 export { Queue } from './queue.js';
-export type { QueueOptions, BulkJob, CancelResult, PayloadValidator } from './queue.js';
+export type { QueueOptions, BulkJob, CancelResult, DrainOptions, ObliterateOptions, PayloadValidator } from './queue.js';
 export type { JobsPage } from './page.js';
 export { Worker } from './worker.js';
 export type { Handler } from './worker.js';
 export type { WorkerOptions } from './worker-options.js';
 export type { WorkerCloseResult } from './close-ledger.js';
+export type { SandboxOptions } from './sandbox/options.js';
+export type { SandboxRunner } from './sandbox/sandbox.js';
+export type { SandboxJob } from './sandbox/protocol.js';
+export type { PauseOptions } from './worker-pause.js';
+export type { Batch, BatchHandler, BatchOptions } from './batch.js';
+export { BatchResultError } from './batch.js';
 export type { FailureLogLevels, LogLevel } from './failure-log.js';
 export type { WorkerEvents, WorkerEventName } from './events.js';
-export { Job, ActiveJob } from './job.js';
-export type { JobError, OnceOptions } from './job.js';
+export { Job } from './job.js';
+export { ActiveJob } from './active-job.js';
+export type { JobError } from './job.js';
+export type { OnceOptions } from './active-job.js';
+export { JobStateError, QueueActiveError } from './job-errors.js';
 export type { JobOptions, Retention, StoredJobOptions } from './options.js';
 export { MAX_PRIORITY, DEFAULT_RETENTION } from './options.js';
 export { backoffDelay, decideRetry } from './backoff.js';
@@ -66,6 +75,7 @@ export {
   PayloadTooLargeError,
   TerminalJobError,
   UnrecoverableError,
+  SandboxCrashedError,
   NoHandlerError,
   DeadlineExceededError,
   JobValidationError,

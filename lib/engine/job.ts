@@ -1,7 +1,9 @@
 import type { ChildRef, JobRecord, JobState, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError } from './errors.js';
+import { describe } from './options.js';
+import { changeJob, delayArg, encodeData, priorityArg } from './job-handle.js';
+import { redriveOne } from './single-job-ops.js';
 import { encodeJson } from './json.js';
-import { describe, positiveInteger } from './options.js';
 import { CHILD_FAILURE_POLICIES, type ChildFailureInfo, type ChildFailurePolicy } from './flow-types.js';
 import type { StoredJobOptions } from './options.js';
 import { waitUntilFinished, type WaitOptions } from './wait-finished.js';
@@ -12,7 +14,7 @@ export interface JobError {
   readonly stack: string;
   /** Error class name or code. */
   readonly code: string;
-  /** For dead letters: error, unrecoverable, stalled, deadline, timeout, validation, no-handler, corrupt, payload-too-large, result, child-failed. */
+  /** For dead letters: error, unrecoverable, stalled, deadline, timeout, validation, no-handler, corrupt, payload-too-large, result, child-failed, sandbox-crashed. */
   readonly reason?: string;
 }
 
@@ -36,9 +38,14 @@ function withProblem(problems: string[] | undefined, d: Decoded<unknown> | undef
   return problems;
 }
 
+/** The payload limit of a Job not read through a Queue (a Queue passes its own maxPayloadBytes). */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
 /**
- * A job as read from Redis: a snapshot, not a live object. Fields of stored
- * JSON that cannot be decoded are left undefined and named in `corruption`.
+ * A job as read from the store: its fields are a snapshot of that moment
+ * (fields of stored JSON that cannot be decoded are left undefined and named
+ * in `corruption`); its methods are a live handle, each one read or one
+ * transition on the job as it is now (see README "Job handles").
  */
 export class Job<Data = unknown, Result = unknown> {
   readonly id: string;
@@ -67,14 +74,15 @@ export class Job<Data = unknown, Result = unknown> {
   readonly corruption?: string;
   /** The flow parent this job reports to, if it is a flow child. */
   readonly parent?: ChildRef;
-  /** Where to read children and wait for the outcome; absent on snapshots built without a store. */
+  /** Where the handle methods read and write; absent on snapshots built without a store. */
   readonly #store: Store | undefined;
+  readonly #maxPayloadBytes: number;
 
   /**
    * `data`, when given, is the payload already decoded (a job just added): it saves parsing it back.
-   * `store` lets the job read its children and wait for its outcome.
+   * `store` makes the job a live handle; `maxPayloadBytes` bounds updateData() (the queue's limit; default 1 MiB).
    */
-  constructor(readonly queueName: string, record: JobRecord, data?: { readonly value: Data }, store?: Store) {
+  constructor(readonly queueName: string, record: JobRecord, data?: { readonly value: Data }, store?: Store, maxPayloadBytes = DEFAULT_MAX_PAYLOAD) {
     // A job just added has its data as given (no parse, no wrapper); a bulk add makes one Job per job.
     const decodedData: Decoded<Data | undefined> | undefined = data ? undefined : decode<Data>(record.data, 'data');
     // A job added without options stores none (or '{}'): nothing to parse.
@@ -108,6 +116,107 @@ export class Job<Data = unknown, Result = unknown> {
     if (record.parent) this.parent = record.parent;
     if (problems) this.corruption = problems.join('; ');
     this.#store = store;
+    this.#maxPayloadBytes = maxPayloadBytes;
+  }
+
+  /** The job's state now (one read), 'unknown' when it no longer exists (removed, or dropped by retention). */
+  async getState(): Promise<JobState | 'unknown'> {
+    return (await this.store('getState').getState(this.queueName, this.id)) ?? 'unknown';
+  }
+
+  isCompleted(): Promise<boolean> {
+    return this.isIn('completed');
+  }
+
+  isFailed(): Promise<boolean> {
+    return this.isIn('failed');
+  }
+
+  isActive(): Promise<boolean> {
+    return this.isIn('active');
+  }
+
+  isWaiting(): Promise<boolean> {
+    return this.isIn('waiting');
+  }
+
+  isDelayed(): Promise<boolean> {
+    return this.isIn('delayed');
+  }
+
+  isWaitingChildren(): Promise<boolean> {
+    return this.isIn('waiting-children');
+  }
+
+  isCancelled(): Promise<boolean> {
+    return this.isIn('cancelled');
+  }
+
+  /**
+   * Deletes the job with its logs: a waiting, delayed or finished one.
+   * JobStateError for an active job (cancel it), a flow parent waiting for
+   * its children, or an unfinished flow child; JobNotFoundError when it is gone.
+   */
+  async remove(): Promise<void> {
+    await changeJob(this.store('remove'), this.queueName, this.id, { kind: 'remove' }, 'remove');
+  }
+
+  /**
+   * Re-drives this dead letter (as queue.retry(id)): resolves its new state;
+   * JobNotFailedError when it is not failed. `state` is BullMQ's argument:
+   * only 'failed' is accepted (a completed job is not run again).
+   */
+  retry(state: 'failed' = 'failed'): Promise<JobState> {
+    if (state !== 'failed') return Promise.reject(new InvalidArgumentError('job.retry state', `must be 'failed', got ${describe(state)}`, 'only dead letters are retried; add a new job to run a completed one again'));
+    return redriveOne(this.store('retry'), this.queueName, this.id);
+  }
+
+  /** Runs this delayed job now: it waits at the end of its priority. JobStateError when it is not delayed. */
+  async promote(): Promise<void> {
+    await changeJob(this.store('promote'), this.queueName, this.id, { kind: 'promote' }, 'promote');
+  }
+
+  /** A delayed job becomes due `ms` from now (0: now); a waiting one is delayed by `ms`. JobStateError in any other state. */
+  async changeDelay(ms: number): Promise<void> {
+    await changeJob(this.store('changeDelay'), this.queueName, this.id, { kind: 'delay', delay: delayArg(ms) }, 'changeDelay');
+  }
+
+  /**
+   * A waiting job moves to the end of its new priority (the front with
+   * `lifo`), within its group if it has one; a delayed job keeps them for when
+   * it is due. JobStateError in any other state.
+   */
+  async changePriority(opts: { readonly priority?: number; readonly lifo?: boolean }): Promise<void> {
+    const { priority, lifo } = priorityArg(opts);
+    await changeJob(this.store('changePriority'), this.queueName, this.id, { kind: 'priority', priority, lifo }, 'changePriority');
+    // The field this call sets follows it (as data and progress do); the rest of the snapshot stays as read.
+    (this as unknown as { priority: number }).priority = priority;
+  }
+
+  /**
+   * Replaces the payload of a job no worker holds (waiting, delayed,
+   * waiting-children, or failed before a retry); `job.data` is the new value
+   * once this resolves. JobStateError for an active or finished job.
+   */
+  async updateData(data: Data): Promise<void> {
+    const encoded = encodeData(data, this.#maxPayloadBytes);
+    await changeJob(this.store('updateData'), this.queueName, this.id, { kind: 'data', data: encoded }, 'updateData');
+    (this as unknown as { data: unknown }).data = JSON.parse(encoded) as unknown;
+  }
+
+  /** Records progress on a job that has not started (a `progress` event follows); `job.progress` is the new value. */
+  async updateProgress(value: unknown): Promise<void> {
+    await changeJob(this.store('updateProgress'), this.queueName, this.id, { kind: 'progress', progress: encodeJson(value, 'progress') }, 'updateProgress');
+    (this as unknown as { progress: unknown }).progress = value;
+  }
+
+  /** The job's log lines, oldest first. */
+  getLogs(): Promise<string[]> {
+    return this.store('getLogs').getLogs(this.queueName, this.id);
+  }
+
+  private async isIn(state: JobState): Promise<boolean> {
+    return (await this.getState()) === state;
   }
 
   /**
@@ -119,6 +228,11 @@ export class Job<Data = unknown, Result = unknown> {
     const out: Record<string, T> = {};
     for (const { child, result } of results) out[`${child.queue}:${child.id}`] = parseResult<T>(result);
     return out;
+  }
+
+  /** BullMQ's name for getChildrenResults(). */
+  getChildrenValues<T = unknown>(): Promise<Record<string, T>> {
+    return this.getChildrenResults<T>();
   }
 
   /** Children that died (or were cancelled) and how the parent took it, keyed by `<queue>:<id>`. */
@@ -159,109 +273,4 @@ function parseResult<T>(json: string): T {
 function policyName(stored: string): ChildFailurePolicy {
   const found = (Object.keys(CHILD_FAILURE_POLICIES) as ChildFailurePolicy[]).find((p) => CHILD_FAILURE_POLICIES[p] === stored);
   return found ?? 'failParentOnFailure';
-}
-
-/** Writes a running job makes, each checked in Redis against its lease token. */
-export interface LeaseWriter {
-  progress(value: unknown): Promise<void>;
-  /** Replaces the stored payload; resolves with the value as stored (its JSON parsed back). */
-  data(value: unknown): Promise<unknown>;
-  log(line: string): Promise<void>;
-  /** Reads a side effect recorded by once(): its stored outcome, or null. */
-  recalled(key: string): Promise<string | null>;
-  /** Records a side effect as done, for ttl ms. */
-  remember(key: string, outcome: string, ttlMs: number): Promise<void>;
-}
-
-export interface OnceOptions {
-  /** How long the step stays recorded as done, in ms. Default 24 hours. */
-  readonly ttl?: number;
-}
-
-const ONCE_TTL = 24 * 60 * 60 * 1000;
-
-/**
- * The job a handler runs. `signal` aborts on cancel, lease loss, timeout,
- * deadline and shutdown (its `reason` says which); progress and log writes
- * are refused with LeaseLostError once the lease is gone.
- */
-export class ActiveJob<Data = unknown, Result = unknown> extends Job<Data, Result> {
-  readonly #writer: LeaseWriter;
-  readonly #signal: () => AbortSignal;
-
-  /** `signal` is asked for on first use: most handlers never read it, and an AbortController per job costs a few µs. */
-  constructor(queueName: string, record: JobRecord, signal: () => AbortSignal, writer: LeaseWriter, store?: Store) {
-    super(queueName, record, undefined, store);
-    this.#writer = writer;
-    this.#signal = signal;
-  }
-
-  get signal(): AbortSignal {
-    return this.#signal();
-  }
-
-  /** Records progress (any JSON value) on the job, if this worker still holds it. */
-  updateProgress(value: unknown): Promise<void> {
-    return this.#writer.progress(value);
-  }
-
-  /** Appends a line to the job's log, if this worker still holds it. */
-  log(line: string): Promise<void> {
-    return this.#writer.log(line);
-  }
-
-  /**
-   * Replaces the job's payload, if this worker still holds it (else
-   * LeaseLostError, nothing written): a later attempt (a retry, a delivery
-   * after a crash) gets the new data, so a handler can record how far it
-   * got. `job.data` is the new value (as stored: JSON) once this resolves.
-   * Not validated against the name's DTO; larger than the worker's
-   * maxPayloadBytes throws PayloadTooLargeError.
-   *
-   * @example
-   * if (job.data.step === 'fetch') { await fetchAll(); await job.updateData({ ...job.data, step: 'import' }); }
-   */
-  async updateData(data: Data): Promise<void> {
-    const stored = await this.#writer.data(data);
-    // `data` is readonly to callers; this is the one place it changes, after Redis has the new value.
-    (this as unknown as { data: unknown }).data = stored;
-  }
-
-  /**
-   * Runs a side effect at most once per idempotency key (the job option
-   * `idempotencyKey`, else the job id) and step: once it succeeded it is
-   * recorded, with its result, for `ttl` ms, and a later delivery of the job
-   * gets the recorded result without running it again. Delivery is
-   * at-least-once, so a crash after the effect but before it is recorded runs
-   * it again: make the effect itself idempotent where that matters.
-   *
-   * @example
-   * await job.once('send-email', () => mailer.send(job.data), { ttl: 7 * 86_400_000 });
-   */
-  async once<T>(step: string, effect: () => Promise<T> | T, options: OnceOptions = {}): Promise<T> {
-    if (typeof step !== 'string' || step.length === 0 || step.length > 128) {
-      throw new InvalidArgumentError('job.once step', `must be a string of 1 to 128 characters, got ${describe(step)}`);
-    }
-    const ttl = options.ttl === undefined ? ONCE_TTL : positiveInteger(options.ttl, 'job.once options.ttl');
-    const key = `${this.opts.idempotencyKey ?? `job:${this.id}`}:${step}`;
-    const recalled = await this.#writer.recalled(key);
-    if (recalled !== null) return (recalled === '' ? undefined : JSON.parse(recalled)) as T;
-    const value = await effect();
-    await this.#writer.remember(key, storable(value), ttl);
-    return value;
-  }
-}
-
-/**
- * A once() result as stored: JSON, or '' for undefined and for a value JSON
- * cannot carry. The effect already ran, so it is recorded as done either way;
- * a later delivery then gets undefined instead of the value.
- */
-function storable(value: unknown): string {
-  if (value === undefined) return '';
-  try {
-    return encodeJson(value, 'job.once result');
-  } catch {
-    return '';
-  }
 }

@@ -1,6 +1,6 @@
 import type { Lease, Store } from '../store/store.js';
 import { LeaseLostError, PayloadTooLargeError } from './errors.js';
-import type { LeaseWriter } from './job.js';
+import type { LeaseWriter } from './active-job.js';
 import { encodeJson } from './json.js';
 
 /** The writes a running job makes under its lease (progress, logs, idempotency records). */

@@ -12,7 +12,7 @@ export function rateLimit(value: unknown, field: string): RateLimit {
   };
 }
 
-const QUEUE_LIMITS: readonly (keyof QueueLimits)[] = ['rateLimit', 'groupConcurrency', 'groupRateLimit', 'maxWaiting', 'maxWaitingPerGroup', 'events'];
+const QUEUE_LIMITS: readonly (keyof QueueLimits)[] = ['rateLimit', 'concurrency', 'groupConcurrency', 'groupRateLimit', 'maxWaiting', 'maxWaitingPerGroup', 'events'];
 
 /** Checks queue.configure() input: each limit a valid value, null (remove) or absent (leave). */
 export function queueLimits(value: unknown, field = 'limits'): QueueLimits {
@@ -20,10 +20,11 @@ export function queueLimits(value: unknown, field = 'limits'): QueueLimits {
   assertKnownKeys(value, QUEUE_LIMITS, field);
   const rate = (key: 'rateLimit' | 'groupRateLimit'): RateLimit | null | undefined =>
     value[key] == null ? (value[key] as null | undefined) : rateLimit(value[key], `${field}.${key}`);
-  const count = (key: 'groupConcurrency' | 'maxWaiting' | 'maxWaitingPerGroup'): number | null | undefined =>
+  const count = (key: 'concurrency' | 'groupConcurrency' | 'maxWaiting' | 'maxWaitingPerGroup'): number | null | undefined =>
     value[key] == null ? (value[key] as null | undefined) : positiveInteger(value[key], `${field}.${key}`);
   return {
     rateLimit: rate('rateLimit'),
+    concurrency: count('concurrency'),
     groupRateLimit: rate('groupRateLimit'),
     groupConcurrency: count('groupConcurrency'),
     maxWaiting: count('maxWaiting'),

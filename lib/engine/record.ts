@@ -23,12 +23,12 @@ export function recordOf(job: NewJob, createdAt: number, runAt: number, state: J
 }
 
 /** The Job an add returns: the new job (with its data as given), the existing one a jobId or dedup key names, or the id a dedup window outlived. */
-export function addedJob<Data, Result>(queue: string, store: Store, outcome: AddOutcome, sent: NewJob, data: Data): Job<Data, Result> {
+export function addedJob<Data, Result>(queue: string, store: Store, outcome: AddOutcome, sent: NewJob, data: Data, maxPayloadBytes?: number): Job<Data, Result> {
   if (!outcome.created) {
-    if (outcome.existing) return new Job<Data, Result>(queue, outcome.existing, undefined, store);
+    if (outcome.existing) return new Job<Data, Result>(queue, outcome.existing, undefined, store, maxPayloadBytes);
     // The dedup window outlived its job: report the id the window names.
-    return new Job<Data, Result>(queue, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, store);
+    return new Job<Data, Result>(queue, { ...recordOf(sent, 0, 0), id: outcome.id, state: 'completed' }, undefined, store, maxPayloadBytes);
   }
   // outcome.id: the store may have numbered the job anew (its numbered id was taken, lua/includes/ids).
-  return new Job<Data, Result>(queue, { ...recordOf(sent, outcome.createdAt, outcome.runAt, outcome.state), id: outcome.id }, { value: data }, store);
+  return new Job<Data, Result>(queue, { ...recordOf(sent, outcome.createdAt, outcome.runAt, outcome.state), id: outcome.id }, { value: data }, store, maxPayloadBytes);
 }

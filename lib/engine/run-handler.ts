@@ -1,6 +1,6 @@
 import type { HeldJob } from './held-job.js';
 import { inConsumerSpan } from './tracing.js';
-import type { Handler } from './worker.js';
+import type { Handler } from './worker-handler.js';
 
 /**
  * Runs a held job's handler: timed (the duration goes to complete, for the

@@ -17,7 +17,8 @@ export class Slots<Data, Result> {
   /** Handlers running now. */
   private running = 0;
   private readonly caps: NameCaps;
-  private emptied: (() => void) | undefined;
+  /** Waiting for the last held job to go: a close, a pause. */
+  private readonly emptied = new Set<() => void>();
 
   constructor(
     nameConcurrency: ReadonlyMap<string, number>,
@@ -98,7 +99,7 @@ export class Slots<Data, Result> {
     if (this.held.get(held.job.id) !== held) return;
     this.held.delete(held.job.id);
     this.caps.dropped(held.job.name);
-    if (this.held.size === 0) this.emptied?.();
+    if (this.held.size === 0) for (const done of [...this.emptied]) done();
   }
 
   /** Ownership of a held job went away: the lease is lost, or a cancel was asked for. */
@@ -110,17 +111,18 @@ export class Slots<Data, Result> {
     held.abort(new LeaseLostError(id));
   }
 
-  /** Resolves once no job is held, or after `timeout` ms. */
-  whenEmpty(timeout: number): Promise<void> {
+  /** Resolves once no job is held, or after `timeout` ms (none: no bound), or when `until` settles. */
+  whenEmpty(timeout?: number, until?: Promise<unknown>): Promise<void> {
     if (this.held.size === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.emptied = undefined;
+        this.emptied.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, timeout);
-      this.emptied = done;
+      const timer = timeout === undefined ? undefined : setTimeout(done, timeout);
+      this.emptied.add(done);
+      void until?.then(done, done);
     });
   }
 }

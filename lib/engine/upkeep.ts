@@ -19,6 +19,8 @@ export interface UpkeepOptions<Data, Result> {
   readonly slots: Slots<Data, Result>;
   /** False once the worker is closing: wake-ups are ignored. */
   readonly running: () => boolean;
+  /** The worker is paused (worker.pause()): its heartbeat says so. */
+  readonly paused: () => boolean;
   readonly onReaped: (outcomes: readonly ReapOutcome[]) => void;
   readonly report: (err: unknown, context: string) => void;
 }
@@ -38,6 +40,7 @@ export class Upkeep<Data, Result> {
   private offReconnect: (() => void) | undefined;
   private offDrop: (() => void) | undefined;
   private offPushes: Unsubscribe | undefined;
+  private subscribingPushes: Promise<void> | undefined;
   /** The subscriber connection is down (NotifyAdapter.onDrop): a push would be lost, so the worker is not named. */
   private deaf = false;
 
@@ -68,7 +71,7 @@ export class Upkeep<Data, Result> {
       onError: (err) => report(err, 'reaping expired leases failed'),
     });
     this.promoter = new Promoter({ store, queue, onError: (err) => report(err, 'promoting delayed jobs failed') });
-    this.heartbeat = new WorkerHeartbeat({ store, queue, workerId: u.workerId, concurrency: o.concurrency, running: () => slots.size, report });
+    this.heartbeat = new WorkerHeartbeat({ store, queue, workerId: u.workerId, concurrency: o.concurrency, running: () => slots.size, paused: u.paused, report });
   }
 
   /** The worker hears pushes (Store.onPushed): its claims that run dry may name it to the next add. */
@@ -82,8 +85,7 @@ export class Upkeep<Data, Result> {
     const { notify } = store;
     this.unsubscribe.push(await notify.onScheduled((m) => this.onSched(m)));
     this.unsubscribe.push(await notify.onOwnershipLost((m) => this.onOwnershipLost(m)));
-    // Pushed jobs are leased to this worker already: taken even while closing (the worker hands them back).
-    this.offPushes = await store.onPushed?.(this.u.queue, this.u.workerId, (jobs) => this.u.claimer.pushed(jobs));
+    await this.listenPushes();
     this.offDrop = notify.onDrop?.(() => this.onDrop());
     this.offReconnect = notify.onReconnect(() => {
       // Messages sent while the subscription was down are lost: look for work ourselves.
@@ -91,6 +93,21 @@ export class Upkeep<Data, Result> {
       this.promoter.arm(0);
       this.u.claimer.look();
     });
+  }
+
+  /** Listens on the worker's push channel (at start, and when a paused worker resumes; one subscription however often asked). */
+  listenPushes(): Promise<void> {
+    if (this.offPushes) return Promise.resolve();
+    this.subscribingPushes ??= (async () => {
+      // Pushed jobs are leased to this worker already: taken even while closing or paused (the worker hands them back).
+      this.offPushes = await this.u.options.store.onPushed?.(this.u.queue, this.u.workerId, (jobs) => this.u.claimer.pushed(jobs));
+    })().finally(() => (this.subscribingPushes = undefined));
+    return this.subscribingPushes;
+  }
+
+  /** The workers list shows a change (a pause) now rather than at the next heartbeat. */
+  beatNow(): void {
+    this.heartbeat.refresh();
   }
 
   start(): void {
@@ -131,6 +148,8 @@ export class Upkeep<Data, Result> {
    * still takes that push, and hands it back.
    */
   async stopPushes(): Promise<void> {
+    // A subscription still being made (a resume) is left once it is made.
+    await this.subscribingPushes?.catch(() => undefined);
     const off = this.offPushes;
     if (!off) return;
     this.offPushes = undefined;

@@ -1,4 +1,6 @@
 import type { SpoolLogger } from '../logger.js';
+import type { Store } from '../store/store.js';
+import { WorkerClosingError } from './errors.js';
 import type { Claimer } from './claimer.js';
 import type { CloseLedger, WorkerCloseResult } from './close-ledger.js';
 import { flushFailureLog, plural, seconds } from './failure-log.js';
@@ -81,4 +83,45 @@ export async function closeWorker<Data, Result>(w: ClosingWorker<Data, Result>, 
   // Failure lines held back (past logFailures.linesPerInterval) are told now, not after the worker is gone.
   await step('summarize held failure lines', () => flushFailureLog(w.logger, w.queueName));
   return result;
+}
+
+/** What giving a held job back touches in its worker. */
+export interface GivingBack<Data, Result> {
+  readonly store: Store;
+  readonly queueName: string;
+  /** The worker's writes: a hand-back is one. */
+  readonly ledger: CloseLedger;
+  /** The job's run is over (for a started job). */
+  endRun(held: HeldJob<Data, Result>): void;
+  /** Lets the job's slot go (nothing claimed for it: the worker is closing or paused). */
+  freeSlot(held: HeldJob<Data, Result>): void;
+  report(err: unknown, context: string): void;
+}
+
+/**
+ * Aborts a held job (job.signal: WorkerClosingError) and gives it back to
+ * waiting without counting the attempt: at shutdown, and for the jobs a
+ * paused worker holds but never started. Recorded as the job's write, so a
+ * second hand-back (the shutdown's last step) waits for the first.
+ */
+export function handBack<Data, Result>(held: HeldJob<Data, Result>, w: GivingBack<Data, Result>): Promise<void> {
+  if (!held.finishing) {
+    held.finishing = true;
+    held.writing = w.ledger.track(held.job.id, 'hand-back', giveBack(held, w));
+  }
+  return held.writing ?? Promise.resolve();
+}
+
+async function giveBack<Data, Result>(held: HeldJob<Data, Result>, w: GivingBack<Data, Result>): Promise<void> {
+  held.clearTimer();
+  if (held.started) w.endRun(held);
+  held.abort(new WorkerClosingError(held.job.id));
+  try {
+    await w.store.release(w.queueName, held.lease);
+  } catch (err) {
+    w.report(err, `handing job ${held.job.id} back failed; it returns to waiting when its lease expires`);
+    throw err;
+  } finally {
+    w.freeSlot(held);
+  }
 }

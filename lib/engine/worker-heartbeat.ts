@@ -15,6 +15,8 @@ export interface HeartbeatOptions {
   readonly concurrency: number;
   /** Jobs the worker holds right now. */
   readonly running: () => number;
+  /** The worker is paused (worker.pause()). */
+  readonly paused: () => boolean;
   readonly report: (err: unknown, context: string) => void;
 }
 
@@ -28,30 +30,36 @@ export interface HeartbeatOptions {
 export class WorkerHeartbeat {
   private timer: ClockTimer | undefined;
   private startedAt = 0;
+  private started = false;
   private stopped = false;
-  /** The beat under way: stop() waits for it, so the entry's removal comes after it. */
-  private underway: Promise<void> | undefined;
+  /** The beats under way (a refresh may overlap a timed one): stop() waits for them, so the entry's removal comes after them. */
+  private readonly underway = new Set<Promise<void>>();
 
   constructor(private readonly o: HeartbeatOptions) {}
 
   start(): void {
     this.startedAt = clockOf(this.o.store).now();
+    this.started = true;
     this.fire();
+  }
+
+  /** Beats now (the next one follows WORKER_BEAT_MS after it); nothing before start or after stop. */
+  refresh(): void {
+    if (this.started && !this.stopped) this.fire();
   }
 
   /** No more heartbeats; the entry goes. */
   async stop(): Promise<void> {
     this.stopped = true;
     clockOf(this.o.store).clearTimeout(this.timer);
-    await this.underway;
+    await Promise.all([...this.underway]);
     // A worker closing while Redis is away leaves an entry that reads leave out once stale (WORKER_STALE_MS).
     await this.o.store.forgetWorker(this.o.queue, this.o.workerId).catch(() => undefined);
   }
 
   private fire(): void {
-    this.underway = this.beat().finally(() => {
-      this.underway = undefined;
-    });
+    const beat = this.beat().finally(() => this.underway.delete(beat));
+    this.underway.add(beat);
   }
 
   private async beat(): Promise<void> {
@@ -63,6 +71,7 @@ export class WorkerHeartbeat {
       concurrency: this.o.concurrency,
       running: this.o.running(),
       startedAt: this.startedAt,
+      paused: this.o.paused(),
     };
     try {
       await this.o.store.beat(this.o.queue, info, WORKER_STALE_MS);
@@ -70,6 +79,8 @@ export class WorkerHeartbeat {
       this.o.report(err, 'the worker heartbeat failed');
     }
     if (this.stopped) return;
+    // A refresh() beats between two timed beats: one timer chain either way.
+    clockOf(this.o.store).clearTimeout(this.timer);
     const timer = clockOf(this.o.store).setTimeout(() => this.fire(), WORKER_BEAT_MS);
     (timer as { unref?: () => void } | undefined)?.unref?.();
     this.timer = timer;

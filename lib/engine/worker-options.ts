@@ -7,12 +7,14 @@ import { assertKnownKeys, assertPlainObject, checkOptions, positiveInteger } fro
 import { rateLimit } from './limits.js';
 import type { PrefetchOption } from './prefetch.js';
 import { resolveFailureLog, type FailureLogLevels, type ResolvedFailureLog } from './failure-log.js';
+import { resolveBatchOptions, type BatchOptions, type ResolvedBatchOptions } from './batch.js';
+import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from './sandbox/options.js';
 
 export interface WorkerOptions {
   readonly store: Store;
   /** The queue's shard count, as its Queue was given (README "Sharded queues"). Default 1. */
   readonly shards?: number;
-  /** Jobs run at once by this worker. Default 1. */
+  /** Jobs run at once by this worker. Default 1 (with `batch`: batch.size; then at least batch.size, and a multiple runs that many batches at once). */
   readonly concurrency?: number;
   /** Lease length in ms: a job whose worker stops renewing is re-delivered this long after. Default 30,000. */
   readonly lockDuration?: number;
@@ -73,9 +75,21 @@ export interface WorkerOptions {
   readonly logFailures?: boolean | FailureLogLevels;
   /** With OpenTelemetry: run each handler in a consumer span continuing the producer's trace. Default true; false: no span. */
   readonly tracing?: boolean;
+  /**
+   * For a Worker given a handler file instead of a function (README
+   * "Sandboxed processors"): threads or processes, memory limit, abort grace.
+   */
+  readonly sandbox?: SandboxOptions;
+  /**
+   * The handler takes jobs in batches: (jobs, batch) => one result per job
+   * (README "Batch handlers"). Each job keeps its own lease, attempts and outcome.
+   */
+  readonly batch?: BatchOptions;
 }
 
-export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'shards' | 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures'>> & {
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'shards' | 'backoffStrategy' | 'nameConcurrency' | 'limiter' | 'logFailures' | 'sandbox' | 'batch'>> & {
+  readonly sandbox?: ResolvedSandboxOptions;
+  readonly batch?: ResolvedBatchOptions;
   readonly logFailures: ResolvedFailureLog;
   readonly backoffStrategy?: BackoffStrategy;
   readonly limiter?: RateLimit;
@@ -103,6 +117,8 @@ const KNOWN: readonly (keyof WorkerOptions)[] = [
   'logger',
   'logFailures',
   'tracing',
+  'sandbox',
+  'batch',
 ];
 
 function ms(value: unknown, field: string, fallback: number): number {
@@ -113,7 +129,11 @@ function ms(value: unknown, field: string, fallback: number): number {
 export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
   checkOptions<WorkerOptions>(options, KNOWN, 'Worker options');
   if (!options.store) throw new InvalidArgumentError('Worker options.store', 'is required', 'pass a connected RedisStore');
-  const concurrency = ms(options.concurrency, 'Worker options.concurrency', 1);
+  const batch = options.batch === undefined ? undefined : resolveBatchOptions(options.batch, 'Worker options.batch');
+  const concurrency = ms(options.concurrency, 'Worker options.concurrency', batch?.size ?? 1);
+  if (batch && concurrency < batch.size) {
+    throw new InvalidArgumentError('Worker options.concurrency', `(${concurrency}) is below batch.size (${batch.size}): each job of a batch holds a slot`, 'leave concurrency out (it is then batch.size), or set a multiple of batch.size to run that many batches at once');
+  }
   const lockDuration = ms(options.lockDuration, 'Worker options.lockDuration', 30_000);
   const lockRenewTime = ms(options.lockRenewTime, 'Worker options.lockRenewTime', Math.max(1, Math.floor(lockDuration / 2)));
   if (lockRenewTime >= lockDuration) {
@@ -157,6 +177,8 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     logger: options.logger ?? stderrLogger,
     logFailures: resolveFailureLog(options.logFailures, 'Worker options.logFailures'),
     tracing: options.tracing ?? true,
+    ...(batch && { batch }),
+    ...(options.sandbox !== undefined && { sandbox: resolveSandboxOptions(options.sandbox, 'Worker options.sandbox') }),
   };
 }
 

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { JobRecord, Lease } from '../store/store.js';
 import { Claimer } from './claimer.js';
-import { CorruptJobError, InvalidArgumentError, StoredPayloadTooLargeError, WorkerClosingError } from './errors.js';
+import { CorruptJobError, StoredPayloadTooLargeError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { HeldJob } from './held-job.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 import { leaseWriter } from './lease-writer.js';
 import { validateQueueName } from './names.js';
 import { persist } from './persist.js';
@@ -15,24 +15,28 @@ import { TurnPacer } from './turn-pacer.js';
 import { Upkeep } from './upkeep.js';
 import { OutcomeWriter, type Outcome } from './outcome-writer.js';
 import { Prefetch } from './prefetch.js';
-import { closeWorker } from './worker-close.js';
-import { CloseLedger, type WorkerCloseResult, type WriteFate } from './close-ledger.js';
+import { closeWorker, handBack } from './worker-close.js';
+import { WorkerPause, type PauseOptions } from './worker-pause.js';
+import { CloseLedger, type WorkerCloseResult } from './close-ledger.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
-import { describe } from './options.js';
 import { storeFor } from './shards.js';
 import { isNetworkError } from '../store/outage-log.js';
+import { workerHandler, type Handler, type WorkerHandler } from './worker-handler.js';
+import type { BatchHandler, BatchOptions } from './batch.js';
 
-/** Runs one job; what it returns is stored as the job's result (JSON). */
-export type Handler<Data = unknown, Result = unknown> = (job: ActiveJob<Data, Result>) => Promise<Result> | Result;
+export type { Handler } from './worker-handler.js';
 
 /**
  * A pool running one queue's jobs: claims in batches, completes and claims the
  * next in one call, renews all its leases in one call, reaps expired leases of
  * dead workers, promotes delayed jobs on time, and wakes on pub/sub hints.
+ * The handler is a function, or the path or file: URL of a handler module
+ * run in worker threads or child processes (options.sandbox).
  *
  * @example
  * const worker = new Worker('emails', async (job) => send(job.data), { store, concurrency: 10 });
+ * const images = new Worker('images', join(__dirname, 'resize.js'), { store, concurrency: 4 });
  * worker.on('failed', (job, err) => log(job.id, err));
  * await worker.close();
  */
@@ -50,6 +54,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   private readonly outcomes: OutcomeWriter<Data, Result>;
   /** Jobs held in reserve beyond the running ones, and completion writes out at once (see Prefetch). */
   private readonly prefetch: Prefetch;
+  /** worker.pause() / resume(): this worker alone stops claiming. */
+  private readonly pauser: WorkerPause<Data, Result>;
+  /** The handler function, or the sandbox pool running the handler file. */
+  private readonly handler: WorkerHandler<Data, Result>;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private busySinceDrained = false;
   /** Past the shutdown timeout: stop retrying writes. */
@@ -59,12 +67,16 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   /** Every outcome and hand-back write, so close() waits for each and says which landed. */
   private readonly ledger = new CloseLedger();
 
-  constructor(queueName: string, private readonly handler: Handler<Data, Result>, options: WorkerOptions) {
+  /** With options.batch: a batch handler, (jobs, batch) => one result per job. */
+  constructor(queueName: string, handler: BatchHandler<Data, Result>, options: WorkerOptions & { readonly batch: BatchOptions });
+  /** A handler function, or the path or file: URL of a handler module (sandboxed). */
+  constructor(queueName: string, handler: Handler<Data, Result> | string | URL, options: WorkerOptions);
+  constructor(queueName: string, handler: Handler<Data, Result> | BatchHandler<Data, Result> | string | URL, options: WorkerOptions) {
     super();
     this.queueName = validateQueueName(queueName, 'Worker queue name');
-    if (typeof handler !== 'function') throw new InvalidArgumentError('Worker handler', `must be a function (job) => result, got ${describe(handler)}`);
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
+    this.handler = workerHandler<Data, Result>(this.queueName, handler, this.o, (err, context) => this.report(err, context));
     this.prefetch = new Prefetch(this.o.concurrency, this.o.prefetch);
     this.id = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
     const { store } = this.o;
@@ -76,7 +88,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       workerId: this.id,
       lockMs: this.o.lockDuration,
       batch: this.o.claimBatch,
-      pushable: () => this.upkeep.pushable,
+      pushable: () => this.upkeep.pushable && !this.pauser.isPaused,
       // Claims of their own fill running slots only; the reserve is topped up by completions' claims (OutcomeWriter).
       capacity: () => this.o.concurrency - this.slots.size,
       nameRoom: () => this.slots.room(),
@@ -91,6 +103,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       claimer: this.claimer,
       slots: this.slots,
       running: () => this.state === 'running',
+      paused: () => this.pauser.isPaused,
       onReaped: (outcomes) => outcomes.forEach(({ id, state }) => this.safeEmit('stalled', id, state)),
       report: (err, context) => this.report(err, context),
     });
@@ -101,11 +114,23 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       slots: this.slots,
       prefetch: this.prefetch,
       promoter: this.upkeep.promoter,
-      running: () => this.state === 'running',
+      running: () => this.claiming,
       persist: (call) => this.persist(call),
       freeSlot: (held, refill) => this.freeSlot(held, refill),
       slotFreed: () => this.slotFreed(),
       emit: (event, ...args) => this.safeEmit(event, ...args),
+      report: (err, context) => this.report(err, context),
+    });
+    this.pauser = new WorkerPause<Data, Result>({
+      claimer: this.claimer,
+      upkeep: this.upkeep,
+      slots: this.slots,
+      started: () => this.state === 'running',
+      handBack: (held) => this.handBack(held),
+      changed: (paused) => {
+        this.upkeep.beatNow();
+        this.safeEmit(paused ? 'paused' : 'resumed');
+      },
       report: (err, context) => this.report(err, context),
     });
     if (this.o.autorun) void this.run().catch((err) => this.report(err, 'the worker could not start'));
@@ -127,13 +152,34 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   /**
+   * This worker stops claiming; the queue and its other workers go on. Jobs
+   * it holds but never started go back to waiting at once; running ones
+   * finish. Resolves once they did, unless `doNotWaitActive` (or `true`).
+   */
+  pause(options?: PauseOptions): Promise<void> {
+    return this.pauser.pause(options);
+  }
+
+  /** Claims again after pause(). */
+  resume(): Promise<void> {
+    return this.pauser.resume();
+  }
+
+  isPaused(): boolean {
+    return this.pauser.isPaused;
+  }
+
+  /** Started, not closing, not paused: claims may run and jobs may start. */
+  private get claiming(): boolean {
+    return this.state === 'running' && !this.pauser.isPaused;
+  }
+
+  /**
    * Stops claiming, lets running jobs finish for up to `timeout` ms (default:
    * shutdownTimeout), then aborts the rest (job.signal, WorkerClosingError) and
    * hands them back to waiting without counting the attempt. Resolves once
-   * every outcome write has landed or been given up (a write Redis does not
-   * answer is retried until the timeout, then tried once more), with which
-   * was which: a job whose write was given up stays active until its lease
-   * expires, then runs again.
+   * every outcome write landed or was given up (retried until the timeout,
+   * then once more), saying which (WorkerCloseResult).
    */
   close(options: { readonly timeout?: number } = {}): Promise<WorkerCloseResult> {
     this.closing ??= this.shutdown(options.timeout ?? this.o.shutdownTimeout);
@@ -147,7 +193,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     await this.upkeep.listen();
     if (this.state !== 'running') return;
     this.upkeep.start();
-    this.claimer.start();
+    if (!this.pauser.isPaused) this.claimer.start();
   }
 
   /** A claimed job: run it, park it behind its name's cap, or hand it back when closing. */
@@ -155,7 +201,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     const held = new HeldJob<Data, Result>(this.queueName, record, (lease) => this.writer(lease), this.o.store);
     const runsNow = this.slots.hold(held);
     this.busySinceDrained = true;
-    if (this.state !== 'running') void this.handBack(held);
+    if (!this.claiming) void this.handBack(held);
     else if (runsNow) this.begin(held);
   }
 
@@ -191,7 +237,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     if (held.finishing) return;
     let outcome: Outcome<Result>;
     try {
-      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler, this.o.tracing) };
+      outcome = { ok: true, value: await runHandler(this.queueName, held, this.handler.run, this.o.tracing) };
     } catch (thrown) {
       outcome = { ok: false, error: toError(thrown) };
     }
@@ -204,15 +250,10 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     held.clearTimer();
     this.endRun(held);
     this.prefetch.ran(held.ranMs);
-    const write = this.outcomes.write(held, outcome).then(
-      (): WriteFate => 'written',
-      (err: unknown): WriteFate => {
-        this.report(err, `recording the outcome of job ${held.job.id} failed${this.forced ? ' (given up: the worker is closing)' : ''}`);
-        this.freeSlot(held);
-        return 'given-up';
-      },
-    );
-    held.writing = this.ledger.track(held.job.id, 'outcome', write);
+    held.writing = this.ledger.track(held.job.id, 'outcome', this.outcomes.write(held, outcome), (err) => {
+      this.report(err, `recording the outcome of job ${held.job.id} failed${this.forced ? ' (given up: the worker is closing)' : ''}`);
+      this.freeSlot(held);
+    });
     return held.writing;
   }
 
@@ -222,7 +263,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
    * was at its cap can be claimed again.
    */
   private endRun(held: HeldJob<Data, Result>): void {
-    const { next, reopened } = this.slots.runEnded(held, this.state === 'running');
+    const { next, reopened } = this.slots.runEnded(held, this.claiming);
     if (reopened) this.claimer.capReopened();
     if (next) this.begin(next);
   }
@@ -234,7 +275,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   }
 
   private slotFreed(): void {
-    if (this.state === 'running') this.claimer.slotFreed();
+    if (this.claiming) this.claimer.slotFreed();
   }
 
   /** 'drained' once the queue is empty and the last job of this worker is done. */
@@ -261,53 +302,22 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     });
   }
 
-  /** Shutdown: abort the job and give it back to waiting, attempt not counted. */
-  private async handBack(held: HeldJob<Data, Result>): Promise<void> {
-    if (!held.finishing) {
-      held.finishing = true;
-      // Recorded as the job's write, so a second hand-back (the shutdown's last step) waits for this one.
-      held.writing = this.ledger.track(held.job.id, 'hand-back', this.giveBack(held));
-    }
-    await held.writing;
-  }
-
-  private async giveBack(held: HeldJob<Data, Result>): Promise<WriteFate> {
-    held.clearTimer();
-    if (held.started) this.endRun(held);
-    held.abort(new WorkerClosingError(held.job.id));
-    let fate: WriteFate = 'written';
-    try {
-      await this.o.store.release(this.queueName, held.lease);
-    } catch (err) {
-      this.report(err, `handing job ${held.job.id} back failed; it returns to waiting when its lease expires`);
-      fate = 'given-up';
-    }
-    this.freeSlot(held, false);
-    return fate;
+  /** Shutdown or pause: abort the job and give it back to waiting, attempt not counted. */
+  private handBack(held: HeldJob<Data, Result>): Promise<void> {
+    const report = (err: unknown, context: string): void => this.report(err, context);
+    return handBack(held, { store: this.o.store, queueName: this.queueName, ledger: this.ledger, endRun: (h) => this.endRun(h), freeSlot: (h) => this.freeSlot(h, false), report });
   }
 
   private async shutdown(timeout: number): Promise<WorkerCloseResult> {
     const started = this.state !== 'new';
     this.state = 'closing';
-    let result: WorkerCloseResult = { timedOut: false, handedBack: [], written: [], givenUp: [] };
-    if (started) {
-      result = await closeWorker<Data, Result>(
-        {
-          id: this.id,
-          queueName: this.queueName,
-          logger: this.o.logger,
-          startup: this.startup,
-          claimer: this.claimer,
-          upkeep: this.upkeep,
-          slots: this.slots,
-          ledger: this.ledger,
-          handBack: (held) => this.handBack(held),
-          force: () => (this.forced = true),
-          report: (err, context) => this.report(err, context),
-        },
-        timeout,
-      );
-    }
+    const { id, queueName, startup, claimer, upkeep, slots, ledger } = this;
+    const steps = { id, queueName, logger: this.o.logger, startup, claimer, upkeep, slots, ledger, report: (err: unknown, context: string) => this.report(err, context) };
+    const result = started
+      ? await closeWorker<Data, Result>({ ...steps, handBack: (held) => this.handBack(held), force: () => (this.forced = true) }, timeout)
+      : ledger.result(false);
+    // Every job was written or handed back: sandboxes still running one (aborted, not yet stopped) go too.
+    await this.handler.close().catch((err: unknown) => this.report(err, 'stopping the sandboxes failed'));
     this.state = 'closed';
     this.safeEmit('closed');
     return result;

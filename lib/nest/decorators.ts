@@ -5,6 +5,8 @@ import type { QueueEventsEmitted } from '../engine/queue-events.js';
 import type { OnQueueEventMetadata } from './queue-events-host.js';
 import type { DtoClass } from './dto.js';
 import type { ProcessorWorkerOptions } from './module-options.js';
+import type { BatchOptions } from '../engine/batch.js';
+import type { SandboxOptions } from '../engine/sandbox/options.js';
 import {
   DEFAULT_CONNECTION,
   getConnectionToken,
@@ -20,12 +22,19 @@ import {
 export interface ProcessorOptions extends ProcessorWorkerOptions {
   /** Named connection of the queue. Default: the default connection. */
   readonly connection?: string;
+  /** Run the jobs in a handler module in worker threads or child processes instead of @OnJob methods (README "Sandboxed processors"). */
+  readonly sandbox?: ProcessorSandboxOptions;
+}
+
+/** A sandboxed processor's handler module (absolute path or file: URL) and how it runs. */
+export interface ProcessorSandboxOptions extends SandboxOptions {
+  readonly file: string | URL;
 }
 
 export interface ProcessorMetadata {
   readonly queue: string;
   readonly connection: string;
-  readonly options: ProcessorWorkerOptions;
+  readonly options: ProcessorWorkerOptions & { readonly sandbox?: ProcessorSandboxOptions };
 }
 
 export interface OnJobOptions {
@@ -33,6 +42,12 @@ export interface OnJobOptions {
   readonly dto?: DtoClass;
   /** At most this many jobs of this name run at once in the processor's pool. */
   readonly concurrency?: number;
+  /**
+   * The method takes jobs of this name in batches: (jobs, batch) => one result
+   * per job (README "Batch handlers"). The processor's concurrency is then at
+   * least `size` (by default the largest batch size).
+   */
+  readonly batch?: BatchOptions;
   /** Adds jobs of this name on a schedule (queue.upsertScheduler at bootstrap), e.g. `{ cron: '0 8 * * *', tz: 'Europe/Paris' }`. */
   readonly schedule?: OnJobSchedule;
 }

@@ -5,7 +5,7 @@ export type { QueueModuleExtras, SpoolOptionsFactory } from './module-definition
 export type { QueueModuleOptions, SpoolConnectionOptions, SpoolNotifyOptions, ProcessorWorkerOptions } from './module-options.js';
 export type { QueueRegistration, QueueScheduler } from './queue-registry.js';
 export { Processor, OnJob, OnWorkerEvent, OnQueueEvent, InjectQueue, InjectQueueEvents, InjectConnection, InjectFlowProducer } from './decorators.js';
-export type { ProcessorOptions, OnJobOptions, OnJobSchedule, ProcessorEvent, QueueEventListenerName } from './decorators.js';
+export type { ProcessorOptions, ProcessorSandboxOptions, OnJobOptions, OnJobSchedule, ProcessorEvent, QueueEventListenerName } from './decorators.js';
 export { SpoolQueueEvents } from './queue-events-host.js';
 export { SpoolWorkers } from './processor-host.js';
 export { ModuleFlowProducer } from './module-flow-producer.js';

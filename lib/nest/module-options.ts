@@ -46,8 +46,11 @@ export interface SpoolConnectionOptions {
   readonly waitForRedis?: boolean;
 }
 
-/** Worker options a processor (or the module, as defaults) may set: everything but the store and the logger. */
-export type ProcessorWorkerOptions = Omit<WorkerOptions, 'store' | 'logger' | 'nameConcurrency'>;
+/**
+ * Worker options a processor (or the module, as defaults) may set: everything but the store and the logger
+ * (per-name caps and batches are @OnJob options; a sandbox is @Processor's `sandbox`, with its file).
+ */
+export type ProcessorWorkerOptions = Omit<WorkerOptions, 'store' | 'logger' | 'nameConcurrency' | 'batch' | 'sandbox'>;
 
 export interface QueueModuleOptions {
   /** The default connection. */

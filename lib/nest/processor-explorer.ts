@@ -57,7 +57,8 @@ export class ProcessorExplorer {
       if (other) throw new SpoolBootstrapError(at, `is a second processor for queue "${queue}" (the first is ${other})`, 'put every handler of a queue in one class');
       seen.set(key, type.name);
       const handlers = collectHandlers(type.name, prototype, methods);
-      if (handlers.byName.size === 0 && !handlers.fallback) throw new SpoolBootstrapError(at, 'has no @OnJob method', "add @OnJob('job-name') or a fallback @OnJob()");
+      // NOTE: a sandboxed processor's handlers are in its module (lib/nest/processor-modes.ts); the class may hold only events.
+      if (handlers.byName.size === 0 && !handlers.fallback && metadata.options.sandbox === undefined) throw new SpoolBootstrapError(at, 'has no @OnJob method', "add @OnJob('job-name') or a fallback @OnJob()");
       const perJob = !wrapper.isDependencyTreeStatic() || wrapper.isTransient;
       found.push({ className: type.name, token: wrapper.token as InjectionToken, metadata, handlers, scope: perJob ? 'per-job' : 'static' });
     }

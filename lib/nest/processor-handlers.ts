@@ -1,3 +1,5 @@
+import { resolveBatchOptions, type ResolvedBatchOptions } from '../engine/batch.js';
+import { InvalidArgumentError } from '../engine/errors.js';
 import type { DtoClass } from './dto.js';
 import type { OnJobMetadata, ProcessorEvent } from './decorators.js';
 import { SpoolBootstrapError } from './errors.js';
@@ -6,6 +8,8 @@ import { ON_JOB_METADATA, ON_WORKER_EVENT_METADATA } from './tokens.js';
 export interface HandlerEntry {
   readonly method: string;
   readonly dto?: DtoClass;
+  /** The method takes jobs in batches (jobs, batch). */
+  readonly batch?: ResolvedBatchOptions;
 }
 
 /** What one processor class runs: handlers by job name, the fallback, per-name caps and event listeners. */
@@ -35,8 +39,8 @@ export function collectHandlers(className: string, prototype: object, methods: r
   for (const method of methods) {
     const onJob = methodMetadata<OnJobMetadata>(prototype, method, ON_JOB_METADATA);
     if (onJob) {
-      const entry: HandlerEntry = { method, dto: onJob.dto };
       const at = `${className}.${method}`;
+      const entry: HandlerEntry = { method, dto: onJob.dto, ...(onJob.batch !== undefined && { batch: batchOf(onJob, at) }) };
       if (onJob.dto !== undefined && typeof onJob.dto !== 'function') throw new SpoolBootstrapError(`@OnJob options.dto of ${at}`, 'must be a DTO class');
       if (onJob.name === undefined) {
         if (fallback) throw new SpoolBootstrapError(at, `is a second fallback @OnJob() in ${className} (the first is ${className}.${fallback.method})`, 'keep one method without a job name');
@@ -63,4 +67,15 @@ export function collectHandlers(className: string, prototype: object, methods: r
     if (event !== undefined) events.push({ event, method });
   }
   return { byName, fallback, caps, events };
+}
+
+function batchOf(onJob: OnJobMetadata, at: string): ResolvedBatchOptions {
+  const field = `@OnJob(${onJob.name === undefined ? '' : `'${onJob.name}'`}) options.batch of ${at}`;
+  try {
+    return resolveBatchOptions(onJob.batch, field);
+  } catch (err) {
+    // The message names the field (with a did-you-mean for an unknown key); the bootstrap error names the method.
+    if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(at, `has an invalid batch: ${err.message}`);
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { ContextIdFactory, type ModuleRef } from '@nestjs/core';
 import { InvalidArgumentError, JobValidationError, NoHandlerError } from '../engine/errors.js';
-import type { ActiveJob } from '../engine/job.js';
+import type { ActiveJob } from '../engine/active-job.js';
 import { Worker, type Handler } from '../engine/worker.js';
 import type { SpoolLogger } from '../logger.js';
 import type { SpoolConnections } from './connections.js';
@@ -9,6 +9,7 @@ import { checkDto } from './dto.js';
 import { SpoolBootstrapError } from './errors.js';
 import type { ProcessorDefinition, ProcessorExplorer } from './processor-explorer.js';
 import type { HandlerEntry } from './processor-handlers.js';
+import { misplacedModes, processorConcurrency, processorModes, type ProcessorModes } from './processor-modes.js';
 import { queueKey, type QueueRegistry } from './queue-registry.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
@@ -36,9 +37,19 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     private readonly logger: SpoolLogger,
   ) {}
 
-  /** The worker of a queue's processor; undefined when the queue has no processor in this app. */
-  get(queue: string, connection = DEFAULT_CONNECTION): Worker | undefined {
-    return this.workers.get(queueKey(queue, connection));
+  /**
+   * The worker of a processor class, or of a queue's processor; undefined
+   * when there is none in this app. Pause, resume and listen to it.
+   *
+   * @example
+   * constructor(private readonly workers: SpoolWorkers) {}
+   * await this.workers.get(ImageProcessor)?.pause();
+   */
+  get(processor: string | (abstract new (...args: never[]) => unknown), connection = DEFAULT_CONNECTION): Worker | undefined {
+    if (typeof processor === 'string') return this.workers.get(queueKey(processor, connection));
+    // A class provider's token is its class; a useFactory/useValue processor is known by its class name.
+    const d = this.definitions.find((def) => def.token === processor) ?? this.definitions.find((def) => def.className === processor.name);
+    return d && this.workers.get(queueKey(d.metadata.queue, d.metadata.connection));
   }
 
   all(): Worker[] {
@@ -98,21 +109,31 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     return this.moduleRef.resolve<unknown, Instance>(d.token, contextId, { strict: false });
   }
 
+  /** Module defaults, then the processor's own; the sandbox is not a Worker option here (processor-modes.ts runs it). */
   private workerOptions(d: ProcessorDefinition) {
     const { tracing, workers } = this.connections.options;
-    return { ...(tracing !== undefined && { tracing }), ...workers, ...d.metadata.options };
+    const { sandbox: _sandbox, ...own } = d.metadata.options;
+    const options = { ...(tracing !== undefined && { tracing }), ...workers, ...own };
+    misplacedModes(d, workers);
+    const concurrency = processorConcurrency(d, options.concurrency);
+    return { ...options, ...(concurrency !== undefined && { concurrency }) };
   }
 
   private createWorker(d: ProcessorDefinition): Worker {
     const { queue, connection } = d.metadata;
     const caps = Object.keys(d.handlers.caps).length > 0 ? { nameConcurrency: d.handlers.caps } : {};
+    const options = this.workerOptions(d);
+    const report = (err: unknown, context: string): void => this.logger.error(`@Processor('${queue}') of ${d.className}: ${context}`, err);
+    const modes = processorModes(d, options.concurrency ?? 1, (job) => this.instanceFor(d, job), report);
     let worker: Worker;
     try {
-      worker = new Worker(queue, this.handler(d), { ...this.workerOptions(d), ...caps, shards: this.registry.queue(queue, connection)?.shards, store: this.connections.get(connection), logger: this.logger, autorun: false });
+      worker = new Worker(queue, this.handler(d, modes), { ...options, ...caps, shards: this.registry.queue(queue, connection)?.shards, store: this.connections.get(connection), logger: this.logger, autorun: false });
     } catch (err) {
+      void modes.close();
       if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(`@Processor('${queue}') options of ${d.className}`, `are invalid: ${err.message}`);
       throw err;
     }
+    worker.once('closed', () => void modes.close().catch((err: unknown) => report(err, 'stopping its sandboxes failed')));
     for (const { event, method } of d.handlers.events) {
       worker.on(event, (...args: unknown[]) => {
         this.instanceFor(d, undefined)
@@ -123,20 +144,24 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     return worker;
   }
 
-  private handler(d: ProcessorDefinition): Handler {
+  /** Per job: the DTO check, then the sandbox, the name's batch, or its method. */
+  private handler(d: ProcessorDefinition, modes: ProcessorModes): Handler {
     const { queue, connection } = d.metadata;
     return async (job) => {
       const entry: HandlerEntry | undefined = d.handlers.byName.get(job.name) ?? d.handlers.fallback;
-      if (!entry) throw new NoHandlerError(job.name, queue);
-      const dto = entry.dto ?? this.registry.dtoFor(queue, connection, job.name);
+      if (!entry && !modes.sandbox) throw new NoHandlerError(job.name, queue);
+      const dto = entry?.dto ?? this.registry.dtoFor(queue, connection, job.name);
       let payload: unknown = job.data;
       if (dto) {
         const check = await checkDto(dto, job.data);
         if (!check.ok) throw new JobValidationError(`payload of job ${job.id} ("${job.name}") is invalid: ${check.constraints.join('; ')}`, check.constraints);
         payload = check.value;
       }
+      if (modes.sandbox) return modes.sandbox.run(job);
+      const batch = modes.batches.get(entry!);
+      if (batch) return batch.run(job);
       const instance = await this.instanceFor(d, job);
-      return (instance[entry.method] as (job: ActiveJob, payload: unknown) => unknown).call(instance, job, payload);
+      return (instance[entry!.method] as (job: ActiveJob, payload: unknown) => unknown).call(instance, job, payload);
     };
   }
 }

@@ -46,6 +46,7 @@ export type {
   ImportOutcome,
   ImportState,
 } from './store.js';
+export type { JobChange, JobChangeKind, JobChangeOutcome, JobChanges, DrainQuery, DrainStep, ObliterateOutcome } from './job-changes.js';
 export type { SchedulerStore, SchedulerWrite, SchedulerRecord, MissedPolicy } from './scheduler-store.js';
 export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupState, ChildRef } from './store.js';
 export type { Clock, ClockTimer } from './clock.js';

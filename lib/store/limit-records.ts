@@ -9,6 +9,8 @@ export interface RateLimit {
 /** Limits kept in Redis for every producer and worker of a queue; null removes one, undefined leaves it. */
 export interface QueueLimits {
   readonly rateLimit?: RateLimit | null;
+  /** Global concurrency: at most this many jobs of the queue active at once, across every worker and process. */
+  readonly concurrency?: number | null;
   readonly groupConcurrency?: number | null;
   readonly groupRateLimit?: RateLimit | null;
   readonly maxWaiting?: number | null;

@@ -20,9 +20,10 @@ function optionalCount(value: RawReply | undefined): number | null {
 
 /** HMGET meta rl gcap grl mw mwg. */
 export function decodeLimits(reply: RawReply): QueueLimits {
-  const [rl, gcap, grl, mw, mwg, ev] = list('limits', reply);
+  const [rl, gcap, grl, mw, mwg, ev, gc] = list('limits', reply);
   return {
     rateLimit: decodeRate(rl),
+    concurrency: optionalCount(gc),
     groupConcurrency: optionalCount(gcap),
     groupRateLimit: decodeRate(grl),
     maxWaiting: optionalCount(mw),

@@ -39,7 +39,7 @@ export async function readPausedNames(client: RedisClientLike, k: QueueKeys): Pr
 }
 
 export async function readLimits(client: RedisClientLike, k: QueueKeys): Promise<QueueLimits> {
-  return decodeLimits(await send(client, ['HMGET', k.meta, 'rl', 'gcap', 'grl', 'mw', 'mwg', 'ev']));
+  return decodeLimits(await send(client, ['HMGET', k.meta, 'rl', 'gcap', 'grl', 'mw', 'mwg', 'ev', 'gc']));
 }
 
 export async function readGroup(client: RedisClientLike, k: QueueKeys, group: string): Promise<GroupState> {

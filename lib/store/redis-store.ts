@@ -19,6 +19,11 @@ import { promoteBatch, purgeStep, readPage, redriveBatch, type RunScript } from 
 import type { Completion, CompleteManyOutcome, MetricsRecord, Page, PageQuery, PurgeQuery, PurgeStep, RedriveManyOutcome } from './store.js';
 import { decodeMetrics } from './metrics-reply.js';
 import { RedisStoreBase } from './redis-store-base.js';
+import { changeJob, drainStep, obliterateBegin, readState } from './redis-changes.js';
+import type { DrainQuery, DrainStep, JobChange, JobChangeOutcome, ObliterateOutcome } from './job-changes.js';
+import { unlinkUnder } from './obliterate.js';
+import { sendServed } from './cluster-client.js';
+import { mappingUnavailable } from './redis-client.js';
 import { decodeImport, encodeImported, type ImportedJob, type ImportOutcome } from './import-records.js';
 
 export type { RedisConnection } from './command-connection.js';
@@ -283,6 +288,32 @@ export class RedisStore extends RedisStoreBase implements Store {
 
   promoteJobs(queue: string, ids: readonly string[]): Promise<number> {
     return promoteBatch(this.runOps, queue, ids);
+  }
+
+  // Job handles and queue housekeeping: lib/store/redis-changes.ts, obliterate.ts.
+  getState(queue: string, id: string): Promise<JobState | null> {
+    return readState(this.call('getState'), this.keysOf(queue), id);
+  }
+
+  changeJob(queue: string, id: string, change: JobChange): Promise<JobChangeOutcome> {
+    return changeJob((name, q, args, jobId) => this.run(name, q, args, jobId), queue, id, change);
+  }
+
+  /** Flow children among the drained jobs are cancelled: their parents hear before this resolves, as after cancel(). */
+  async drain(queue: string, query: DrainQuery): Promise<DrainStep> {
+    const { children, ...step } = await drainStep((name, q, args) => this.run(name, q, args), queue, query);
+    for (const id of children) await this.flows.deliver(queue, id);
+    return step;
+  }
+
+  async obliterate(queue: string, force: boolean): Promise<ObliterateOutcome> {
+    const active = await obliterateBegin((name, q, args) => this.run(name, q, args), queue, force);
+    if (active !== null) return { status: 'active', active };
+    const keys = this.keysOf(queue);
+    // SCAN walks one node: on a cluster, the master that serves the queue's slot.
+    const node = mappingUnavailable((await sendServed(this.command('obliterate'), ['EXISTS', keys.meta])).connection, 'obliterate');
+    await unlinkUnder(node, keys.meta.slice(0, -'meta'.length), keys.meta);
+    return { status: 'obliterated' };
   }
 
   /** One script call for the batch (lua/import.lua): each job whole, with its history, or left as it is. */

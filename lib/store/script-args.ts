@@ -75,6 +75,7 @@ export function configureArgs(limits: QueueLimits): string[] {
   const pairs: string[] = [];
   const set = (field: string, value: string | undefined) => value !== undefined && pairs.push(field, value);
   set('rl', limits.rateLimit === undefined ? undefined : limits.rateLimit === null ? '' : encodeRate(limits.rateLimit));
+  set('gc', limits.concurrency === undefined ? undefined : String(limits.concurrency ?? ''));
   set('gcap', limits.groupConcurrency === undefined ? undefined : String(limits.groupConcurrency ?? ''));
   set('grl', limits.groupRateLimit === undefined ? undefined : limits.groupRateLimit === null ? '' : encodeRate(limits.groupRateLimit));
   set('mw', limits.maxWaiting === undefined ? undefined : String(limits.maxWaiting ?? ''));

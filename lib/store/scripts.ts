@@ -97,6 +97,15 @@ export const SCRIPTS = {
   },
   redriveBulk: { file: 'redrive-bulk', queue: true, keys: ['waitingChildren'], rest: 'two per job', argv: ['reset attempts', 'delay ms'], argvRest: 'job ids' },
   promoteJobs: { file: 'promote-jobs', queue: true, keys: [], argv: [], argvRest: 'job ids' },
+  // Job handles (lib/engine/job.ts) and queue housekeeping (lib/engine/queue-ops.ts).
+  removeJob: { file: 'remove-job', queue: true, keys: ['job', 'deps'], argv: ['job id'] },
+  promoteJob: { file: 'promote-job', queue: true, keys: ['job'], argv: ['job id'] },
+  changeDelay: { file: 'change-delay', queue: true, keys: ['job'], argv: ['job id', 'delay ms'] },
+  changePriority: { file: 'change-priority', queue: true, keys: ['job'], argv: ['job id', 'priority', 'lifo'] },
+  setData: { file: 'set-data', queue: false, keys: ['job'], argv: ['data'] },
+  setProgress: { file: 'set-progress', queue: false, keys: ['job'], argv: ['progress'] },
+  drain: { file: 'drain', queue: true, keys: [], argv: ['delayed', 'batch', 'group cursor'] },
+  obliterate: { file: 'obliterate', queue: true, keys: [], argv: ['force'] },
   // Jobs brought in from another queue system with their history (lib/migrate).
   importJobs: { file: 'import', queue: true, keys: ['waitingChildren', 'imported'], argv: ['jobs'] },
 } as const satisfies Record<string, ScriptDescriptor>;

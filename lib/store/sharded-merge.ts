@@ -69,6 +69,7 @@ export function splitLimits(limits: QueueLimits, shards: number): QueueLimits {
     ...limits,
     ...(limits.rateLimit && { rateLimit: { ...limits.rateLimit, max: share(limits.rateLimit.max) } }),
     ...(typeof limits.maxWaiting === 'number' && { maxWaiting: share(limits.maxWaiting) }),
+    ...(typeof limits.concurrency === 'number' && { concurrency: share(limits.concurrency) }),
   };
 }
 
@@ -78,6 +79,7 @@ export function joinLimits(limits: QueueLimits, shards: number): QueueLimits {
     ...limits,
     ...(limits.rateLimit && { rateLimit: { ...limits.rateLimit, max: limits.rateLimit.max * shards } }),
     ...(typeof limits.maxWaiting === 'number' && { maxWaiting: limits.maxWaiting * shards }),
+    ...(typeof limits.concurrency === 'number' && { concurrency: limits.concurrency * shards }),
   };
 }
 

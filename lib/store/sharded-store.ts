@@ -7,7 +7,7 @@ import { ShardedFlowError } from './sharded-base.js';
 import type { Completion, CompleteManyOutcome, CompletionStatus } from './completion.js';
 import type { WorkerBeat, WorkerInfo } from './worker-registry.js';
 import { shardIndex, shardKeyOf } from './shard-route.js';
-import { ShardedReads } from './sharded-reads.js';
+import { ShardedChanges } from './sharded-changes.js';
 import { ID_BASE, NUMBERED_ID } from './numbered-ids.js';
 
 /** A job of an add and its place in the caller's list. */
@@ -33,7 +33,7 @@ export { ShardedFlowError } from './sharded-base.js';
  * order, queue-wide rate limits and maxWaiting (split evenly), a jobId's
  * uniqueness (a grouped job's id is unique within its group's shard).
  */
-export class ShardedStore extends ShardedReads implements Store {
+export class ShardedStore extends ShardedChanges implements Store {
   /** Ids for the whole logical queue come from its first shard's counter: unique across the shards, where the id picks the shard. */
   async reserveIds(queue: string, count: number, taken?: string): Promise<number> {
     return this.base.reserveIds(queue === this.queue ? await this.at(0) : queue, count, taken);

@@ -19,6 +19,8 @@ export interface WorkerInfo {
   readonly running: number;
   /** Epoch ms the worker started. */
   readonly startedAt: number;
+  /** It was paused (worker.pause()) at its last heartbeat: it claims nothing until resumed. */
+  readonly paused: boolean;
   /** Epoch ms its last heartbeat reached the store (the store's clock). */
   readonly seenAt: number;
 }
@@ -44,7 +46,8 @@ export function decodeWorker(id: string, json: string): WorkerInfo | undefined {
   if (typeof v.hostname !== 'string' || pid === undefined || concurrency === undefined || running === undefined || startedAt === undefined || seenAt === undefined) {
     return undefined;
   }
-  return { id, hostname: v.hostname, pid, concurrency, running, startedAt, seenAt };
+  // Heartbeats written before workers could pause carry no `paused`.
+  return { id, hostname: v.hostname, pid, concurrency, running, startedAt, paused: v.paused === true, seenAt };
 }
 
 /**

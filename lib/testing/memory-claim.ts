@@ -116,6 +116,13 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
   const [allowance, reopen, fresh] = rateWindow(q.rl, q.rlw, q.rln, now);
   if (allowance <= 0) return { jobs: out, waitMs: reopen - now };
   count = Math.min(count, allowance);
+  // includes/global-cap: at most the cap less the active jobs, across every worker.
+  const free = q.gc === undefined ? Infinity : q.gc - q.active.size;
+  if (free <= 0) {
+    q.gcFull = true;
+    return { jobs: out, waitMs: 0 };
+  }
+  count = Math.min(count, free);
   const grouped = [...q.groups.values()].some((g) => g.wait.size > 0);
   if (grouped) groupsReopen(q, now);
   const skipped: Popped[] = [];
@@ -158,6 +165,7 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
       q.wait.add(s.id, s.score);
     }
   }
+  if (out.length >= free) q.gcFull = true;
   if (q.rl && out.length >= allowance && waitMs === 0) {
     // This claim used up the queue's window: say when it reopens.
     waitMs = Math.max(1, reopen - now);

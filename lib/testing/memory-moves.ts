@@ -143,7 +143,8 @@ export function rateWindow(limit: RateLimit | undefined, start: number, count: n
 
 /** spool_wake: idle workers hear of new work (in process every wake is published; there is no budget to spend). */
 export function wake(ctx: Ctx, n: number): void {
-  if (n > 0) ctx.signals.sched.push({ kind: 'waiting', queue: ctx.q.name });
+  // At the global cap an idle worker could start nothing: the next job to leave active wakes it (includes/wake).
+  if (n > 0 && !ctx.q.gcFull) ctx.signals.sched.push({ kind: 'waiting', queue: ctx.q.name });
 }
 
 /** spool_announce_delayed: the job became the earliest delayed one. */
@@ -159,6 +160,11 @@ export function leaveActive(ctx: Ctx, job: MemJob, keepToken: boolean): void {
     job.token = undefined;
   }
   if (groupReleased(ctx.q, job.group)) wake(ctx, 1);
+  if (ctx.q.gcFull) {
+    // includes/global-cap spool_global_freed: workers turned away by the cap hear of the free slot.
+    ctx.q.gcFull = false;
+    wake(ctx, 1);
+  }
 }
 
 export function releaseDedup(q: MemQueue, job: MemJob): void {

@@ -10,6 +10,7 @@ import { emit } from './memory-events.js';
 export function queueLimits(q: MemQueue): QueueLimits {
   return {
     rateLimit: q.rl ?? null,
+    concurrency: q.gc ?? null,
     groupConcurrency: q.gcap ?? null,
     groupRateLimit: q.grl ?? null,
     maxWaiting: q.mw ?? null,
@@ -22,6 +23,7 @@ export function queueLimits(q: MemQueue): QueueLimits {
 export function configureQueue(ctx: Ctx, limits: QueueLimits): void {
   const { q } = ctx;
   if (limits.rateLimit !== undefined) q.rl = limits.rateLimit ?? undefined;
+  if (limits.concurrency !== undefined) q.gc = limits.concurrency ?? undefined;
   if (limits.groupConcurrency !== undefined) q.gcap = limits.groupConcurrency ?? undefined;
   if (limits.groupRateLimit !== undefined) q.grl = limits.groupRateLimit ?? undefined;
   if (limits.maxWaiting !== undefined) q.mw = limits.maxWaiting ?? undefined;
@@ -29,6 +31,7 @@ export function configureQueue(ctx: Ctx, limits: QueueLimits): void {
   const { events } = limits;
   if (events !== undefined) q.ev = events === null || events === true ? undefined : events === false ? 0 : events.maxLen;
   for (const gid of q.groups.keys()) groupReady(q, gid);
+  q.gcFull = false;
   wake(ctx, waitingCount(q));
 }
 

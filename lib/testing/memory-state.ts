@@ -100,6 +100,10 @@ export interface MemQueue {
   rln: number;
   /** Throttled until (RateLimitedError). */
   lu: number;
+  /** Global concurrency cap (includes/global-cap). */
+  gc?: number;
+  /** A claim reached or was turned away by the cap: the next job to leave active wakes idle workers. */
+  gcFull: boolean;
   gcap?: number;
   grl?: RateLimit;
   mw?: number;
@@ -158,6 +162,7 @@ export function newQueue(name: string, stream: MemStream): MemQueue {
     rlw: 0,
     rln: 0,
     lu: 0,
+    gcFull: false,
     rr: 0,
     obx: 0,
     groups: new Map(),

@@ -12,6 +12,7 @@ import { addJobs, appendLog, passTaken, cancelJob, completeJob, extendLeases, fa
 import { metricsOf } from './memory-metrics.js';
 import { importJobs } from './memory-import.js';
 import { pageOf, promoteJobs, purgeOf, redriveMany } from './memory-ops.js';
+import { changeJobIn, drainIn, obliterateIn, watchIn } from './memory-changes.js';
 import { MemorySchedulers } from './memory-schedulers.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
 import type { Ctx, Signals } from './memory-moves.js';
@@ -305,9 +306,7 @@ export class MemoryStore implements S.Store {
   /** Always answers while connected: the store is this process. */
   ping(): Promise<number> { return this.closed ? Promise.reject(new StoreNotConnectedError('ping()')) : Promise.resolve(0); }
 
-  async listQueues(): Promise<string[]> {
-    return [...this.queues.keys()].sort();
-  }
+  async listQueues(): Promise<string[]> { return [...this.queues.keys()].sort(); }
 
   getMetrics(queue: string): Promise<S.MetricsRecord> { return this.run('getMetrics', queue, ({ q, now }) => metricsOf(q, now, Q.countsOf(q))); }
 
@@ -331,12 +330,20 @@ export class MemoryStore implements S.Store {
 
   remove(queue: string, id: string): Promise<S.RemoveOutcome> { return this.run('remove', queue, (ctx) => removeJob(ctx, id)); }
 
-  watch(queue: string, id: string): Promise<S.JobState | null> {
-    return this.run('watch', queue, ({ q }) => {
-      const job = q.jobs.get(id);
-      if (!job) return null;
-      job.watched = true;
-      return job.state;
-    });
+  watch(queue: string, id: string): Promise<S.JobState | null> { return this.run('watch', queue, ({ q }) => watchIn(q, id)); }
+
+  getState(queue: string, id: string): Promise<S.JobState | null> { return this.run('getState', queue, ({ q }) => q.jobs.get(id)?.state ?? null); }
+
+  changeJob(queue: string, id: string, change: S.JobChange): Promise<S.JobChangeOutcome> { return this.run('changeJob', queue, (ctx) => changeJobIn(ctx, id, change)); }
+
+  drain(queue: string, query: S.DrainQuery): Promise<S.DrainStep> { return this.run('drain', queue, (ctx) => drainIn(ctx, query)); }
+
+  /** The queue's jobs, settings, schedulers, events and workers go at once (each call here is atomic). */
+  obliterate(queue: string, force: boolean): Promise<S.ObliterateOutcome> {
+    return this.run('obliterate', queue, ({ q }) => obliterateIn(q, force, () => {
+      this.queues.delete(queue);
+      this.streams.delete(queue);
+      this.workers.forgetQueue(queue);
+    }));
   }
 }

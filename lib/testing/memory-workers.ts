@@ -15,6 +15,10 @@ export class MemoryWorkers {
     this.byQueue.get(queue)?.delete(id);
   }
 
+  forgetQueue(queue: string): void {
+    this.byQueue.delete(queue);
+  }
+
   list(queue: string, staleMs: number, now: number): WorkerInfo[] {
     return [...(this.byQueue.get(queue)?.values() ?? [])].filter((w) => w.seenAt >= now - staleMs).sort(byStart);
   }

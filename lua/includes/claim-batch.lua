@@ -12,6 +12,9 @@
   On the way:
   - a paused queue, an open throttle (lu) or a used-up queue rate window
     gives nothing, and says how long to wait (waitMs);
+  - a global concurrency cap (meta gc) takes at most its free slots: the
+    cap less the active index's size, across every worker and process
+    (includes/global-cap wakes the workers it turned away when a slot frees);
   - a job whose deadline passed while it waited is dead-lettered (reason deadline);
   - a job whose name was paused after it was placed is parked now;
   - `room` limits job names the worker caps (nameConcurrency): at most
@@ -31,6 +34,7 @@
 --- @include "includes/claim-pop"
 --- @include "includes/claim-job"
 --- @include "includes/push"
+--- @include "includes/global-cap"
 
 --[[
   Cost: the queue-wide checks are paid once per call; per claimed job the
@@ -91,7 +95,7 @@ end
   and the ms to wait (0: paused, an add will announce).
 ]]
 local function spool_claim_gate(Q, now)
-  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl', 'gw', 'np')
+  local m = redis.call('HMGET', Q.meta, 'paused', 'rl', 'rlw', 'rln', 'lu', 'rr', 'grl', 'gw', 'np', 'gc')
   if m[1] then
     spool_mark_idle(Q)
     return nil, 0
@@ -182,6 +186,15 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out, p
   if count > allowance then
     count = allowance
   end
+  local free = spool_global_free(Q, m[10])
+  if free <= 0 then
+    spool_global_full(Q)
+    spool_mark_idle(Q)
+    return out, 0
+  end
+  if count > free then
+    count = free
+  end
   local C = spool_claim_state(Q, m)
   -- No grouped job waits (meta gw): the ring and the rate-limited groups have nothing to give.
   local grouped = (tonumber(m[8]) or 0) > 0
@@ -208,6 +221,12 @@ local function spool_claim(Q, count, workerId, lockMs, now, room, hinted, out, p
   spool_claim_flush(Q, C)
   spool_claim_put_back(Q, J.skipped)
   local claimed = #out - base
+  if claimed >= free then
+    -- The cap is reached: this worker (which may have asked for more) and the
+    -- ones turned away hear when a slot frees (or configure raises the cap).
+    spool_global_full(Q)
+    spool_mark_idle(Q)
+  end
   if pushSlots then
     if pushSlots > claimed and not room and waitMs == 0 and claimed < count then
       spool_push_register(Q, workerId, lockMs, pushSlots - claimed)

@@ -19,6 +19,7 @@
 --- @include "includes/retention"
 --- @include "includes/announce"
 --- @include "includes/wake"
+--- @include "includes/global-cap"
 --- @include "includes/flow"
 --- @include "includes/dead"
 --- @include "includes/events"
@@ -54,6 +55,7 @@ local function spool_leave_active(Q, jobKey, id, keepToken)
     -- Workers that went idle while every group with work was at its cap must hear of the free slot.
     spool_wake(Q, 1)
   end
+  spool_global_freed(Q, 1)
 end
 
 local function spool_release_dedup(jobKey, id)

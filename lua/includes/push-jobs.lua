@@ -28,7 +28,7 @@ end
 --[[
   The one-job push: an add of one plain job (priority 0, FIFO, no group,
   delay or deadline) to a queue where nothing else waits and nothing gates
-  a start (not paused, no throttle, no rate limit, no paused name, no
+  a start (not paused, no throttle, no rate limit, no global concurrency cap, no paused name, no
   grouped job, both ungrouped lanes empty) starts it for the named
   worker in its own writes. The claim would pop exactly this job, so the
   add writes its hash once, already active, and skips the claim's per-call
@@ -56,8 +56,8 @@ local function spool_push_take(Q, now)
     Q.pushTaken = true
     return nil
   end
-  local m = redis.call('HMGET', Q.meta, 'paused', 'lu', 'rl', 'gw', 'rr')
-  if m[1] or m[3] or (tonumber(m[2]) or 0) > now or (tonumber(m[4]) or 0) > 0 or (tonumber(m[5]) or 0) ~= 0
+  local m = redis.call('HMGET', Q.meta, 'paused', 'lu', 'rl', 'gw', 'rr', 'gc')
+  if m[1] or m[3] or m[6] or (tonumber(m[2]) or 0) > now or (tonumber(m[4]) or 0) > 0 or (tonumber(m[5]) or 0) ~= 0
     or redis.call('LLEN', Q.fifo) > 0 or redis.call('ZCARD', Q.wait) > 0 then
     return nil
   end

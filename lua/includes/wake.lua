@@ -16,6 +16,11 @@ local function spool_wake(Q, n)
   if n <= 0 or redis.call('EXISTS', Q.idle) == 0 then
     return
   end
+  -- The global concurrency cap is reached (includes/global-cap's marker): an idle
+  -- worker could start nothing. The first job to leave active wakes them instead.
+  if redis.call('EXISTS', Q.idle .. ':gc') == 1 then
+    return
+  end
   redis.call('DEL', Q.idle)
   local waiting = spool_waiting_count(Q)
   -- Published here: the budget lives in Redis and claim spends it. Collected

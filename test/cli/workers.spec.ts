@@ -31,6 +31,11 @@ describe('spool workers (the built bin against real Redis)', () => {
     const row = human.stdout.split('\n').find((l) => l.includes(w.id))!;
     expect(row.split('│').map((c) => c.trim()).slice(1, 5)).toEqual([w.id, hostname(), String(process.pid), '0/4']);
     expect(human.stdout).toMatch(/│ worker\s+│ host\s+│ pid\s+│ held\s+│ started\s+│ seen/);
-    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ id: w.id, hostname: hostname(), pid: process.pid, concurrency: 4, running: 0 })]);
+    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ id: w.id, hostname: hostname(), pid: process.pid, concurrency: 4, running: 0, paused: false })]);
+
+    // worker.pause(): the list says so at once.
+    await w.pause();
+    await waitFor(async () => (await runCli(['workers', 'staffed'], env)).stdout.includes('0/4 paused'), { message: 'the worker listed as paused' });
+    expect(JSON.parse((await runCli(['workers', 'staffed', '--json'], env)).stdout)).toEqual([expect.objectContaining({ id: w.id, paused: true })]);
   });
 });

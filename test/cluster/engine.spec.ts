@@ -18,5 +18,7 @@ import '../engine/schedulers.spec.js';
 import '../engine/shutdown.spec.js';
 import '../engine/timeout.spec.js';
 import '../engine/update-data.spec.js';
+import '../engine/worker-pause.spec.js';
+import '../engine/batch.spec.js';
 
 clusterForFile();

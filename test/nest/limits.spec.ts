@@ -28,6 +28,27 @@ class TenantProcessor {
   }
 }
 
+/** Jobs of the capped queue running at once, and the most seen. */
+@Injectable()
+class CapGauge {
+  running = 0;
+  peak = 0;
+  done = 0;
+}
+
+@Processor('capped', { concurrency: 8 })
+class CappedProcessor {
+  constructor(private readonly gauge: CapGauge) {}
+
+  @OnJob()
+  async run(): Promise<void> {
+    this.gauge.peak = Math.max(this.gauge.peak, ++this.gauge.running);
+    await new Promise((r) => setTimeout(r, 30));
+    this.gauge.running--;
+    this.gauge.done++;
+  }
+}
+
 describe('throughput limits from registerQueue and @Processor', () => {
   const nest = nestHarness();
 
@@ -56,5 +77,19 @@ describe('throughput limits from registerQueue and @Processor', () => {
     const gauge = app.get(TenantGauge);
     await waitFor(() => gauge.done === 30, { timeout: 15_000, message: 'all 30 jobs' });
     for (const tenant of tenants) expect(gauge.peak.get(tenant)).toBe(2);
+  });
+
+  it('registerQueue({ limits: { concurrency } }) caps the queue below the concurrency of its processor', async () => {
+    const app = await nest.app({
+      imports: [QueueModule.forRoot(rootOptions()), QueueModule.registerQueue({ name: 'capped', limits: { concurrency: 3 } })],
+      providers: [CapGauge, CappedProcessor],
+    });
+    const queue = app.get<Queue>(getQueueToken('capped'));
+    nest.verifyAfter(queue);
+    expect(await queue.getGlobalConcurrency()).toBe(3);
+    await queue.addBulk(Array.from({ length: 24 }, (_, i) => ({ name: 'n', data: i })));
+    const gauge = app.get(CapGauge);
+    await waitFor(() => gauge.done === 24, { timeout: 15_000, message: 'all 24 jobs' });
+    expect(gauge.peak).toBe(3);
   });
 });

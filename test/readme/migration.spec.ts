@@ -44,6 +44,6 @@ describe('README "Coming from @nestjs/bullmq"', () => {
     expect(check('queue.getJobCounts()')).toBe('Queue has no method getJobCounts');
     expect(check('@QueueEventsListener(')).toBe('QueueEventsListener is not an exported decorator');
     expect(check('BullModule.forRoot()')).toBe('BullModule.forRoot is not a function');
-    expect(check('job.changePriority()')).toBe('ActiveJob has no changePriority');
+    expect(check('job.moveToCompleted()')).toBe('ActiveJob has no moveToCompleted');
   });
 });

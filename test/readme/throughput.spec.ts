@@ -45,6 +45,7 @@ describe('README throughput example', () => {
       // The limits live in Redis.
       expect(await queue.getLimits()).toEqual({
         rateLimit: { max: 100, duration: 1000 },
+        concurrency: null,
         groupConcurrency: 2,
         groupRateLimit: { max: 10, duration: 1000 },
         maxWaiting: 50_000,

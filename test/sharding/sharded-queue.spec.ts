@@ -115,8 +115,34 @@ describe('sharded queues (shards: 3)', () => {
     for (const shard of await shardNames(name)) expect(await h.store.isPaused(shard)).toBe(true);
     await queue.resume();
     await queue.configure({ rateLimit: { max: 30, duration: 1000 }, maxWaiting: 300 });
-    for (const shard of await shardNames(name)) expect(await h.store.getLimits(shard)).toMatchObject({ rateLimit: { max: 10, duration: 1000 }, maxWaiting: 100 });
+    await queue.setGlobalConcurrency(7);
+    for (const shard of await shardNames(name)) expect(await h.store.getLimits(shard)).toMatchObject({ rateLimit: { max: 10, duration: 1000 }, maxWaiting: 100, concurrency: 3 });
     expect(await queue.getLimits()).toMatchObject({ rateLimit: { max: 30, duration: 1000 }, maxWaiting: 300 });
+    // A cap split over the shards rounds up per shard: 3 each, 9 for the queue.
+    expect(await queue.getGlobalConcurrency()).toBe(9);
+  });
+
+  it('reaches a job through its handle on whatever shard holds it, drains every shard and obliterates them all', async () => {
+    const name = uniquePrefix('handles');
+    const queue = h.queue<string>(name, { shards: SHARDS });
+    const jobs = await queue.addBulk(Array.from({ length: 30 }, (_, i) => ({ name: 'n', data: `j${i}`, opts: { jobId: `j${i}`, ...(i % 3 === 0 && { delay: 60_000 }) } })));
+    const later = jobs[0]!;
+    expect(await later.getState()).toBe('delayed');
+    await later.changePriority({ priority: 2 });
+    await later.promote();
+    expect(await later.isWaiting()).toBe(true);
+    await jobs[1]!.updateData('changed');
+    expect((await queue.getJob('j1'))!.data).toBe('changed');
+    await jobs[2]!.remove();
+    expect(await jobs[2]!.getState()).toBe('unknown');
+    expect(await queue.drain()).toBe(20);
+    expect(await queue.getCounts()).toMatchObject({ waiting: 0, delayed: 9 });
+    expect(await queue.drain({ delayed: true })).toBe(9);
+    await queue.add('again', 'x');
+    const shards = await shardNames(name);
+    await queue.obliterate();
+    for (const shard of shards) expect(Object.values(await h.store.getCounts(shard)).every((n) => n === 0)).toBe(true);
+    expect(await h.store.shardCount(name)).toBeUndefined();
   });
 
   it('refuses another shard count, bad values and flows, and verify() names jobs added without shards', async () => {

@@ -44,6 +44,27 @@ export function limitCases(env: ContractEnv): void {
     });
   });
 
+  describe('global concurrency', () => {
+    it('a claim takes at most the cap less the active jobs, whoever holds them; a freed slot is claimable again', async () => {
+      const q = queue('capped');
+      await q.setGlobalConcurrency(3);
+      await q.addBulk(Array.from({ length: 6 }, (_, i) => ({ name: 'n', data: i, opts: i % 2 ? { group: { id: 'g' } } : {} })));
+      const fetch = { count: 10, lockMs: 5000 };
+      const first = await env.store().claim('capped', { ...fetch, workerId: 'a' });
+      expect(first.jobs).toHaveLength(3);
+      expect((await env.store().claim('capped', { ...fetch, workerId: 'b' })).jobs).toHaveLength(0);
+      const held = first.jobs[0]!;
+      // complete() claims next in the same call: it takes the slot it frees, and no more.
+      const done = await env.store().complete('capped', { id: held.id, token: held.token! }, '1', { ...fetch, workerId: 'a' });
+      expect(done.next).toHaveLength(1);
+      expect((await q.getCounts()).active).toBe(3);
+      await q.removeGlobalConcurrency();
+      expect((await env.store().claim('capped', { ...fetch, workerId: 'b' })).jobs).toHaveLength(2);
+      expect(await q.getLimits()).toMatchObject({ concurrency: null });
+      await expect(q.configure({ concurency: 2 } as never)).rejects.toThrow(/did you mean "concurrency"/);
+    });
+  });
+
   describe('rate limits and backpressure', () => {
     it('a queue rate limit admits max starts per window and says how long to wait', async () => {
       const q = queue('rate');

@@ -20,9 +20,23 @@ export function workerCases(env: ContractEnv): void {
       expect((await q.getWorkers()).map((w) => w.id)).toEqual([b.id]);
     });
 
+    it('shows a paused worker as paused at once, and running again once resumed', async () => {
+      const q = queue('resting');
+      const a = worker('resting', async () => 'ok');
+      const b = worker('resting', async () => 'ok');
+      await waitFor(async () => (await q.getWorkers()).length === 2, { message: 'both workers listed' });
+      expect((await q.getWorkers()).map((w) => w.paused)).toEqual([false, false]);
+      await a.pause();
+      // Not at the next heartbeat (5 s away): the pause beats at once.
+      await waitFor(async () => (await q.getWorkers()).find((w) => w.id === a.id)?.paused === true, { timeout: 2000, message: 'a listed as paused' });
+      expect((await q.getWorkers()).find((w) => w.id === b.id)?.paused).toBe(false);
+      await a.resume();
+      await waitFor(async () => (await q.getWorkers()).every((w) => !w.paused), { timeout: 2000, message: 'a listed as running again' });
+    });
+
     it('leaves out a worker whose heartbeats stopped, and the next heartbeat forgets it', async () => {
       const s = env.store();
-      const ghost = { id: 'ghost', hostname: 'gone-host', pid: 1, concurrency: 1, running: 0, startedAt: 0 };
+      const ghost = { id: 'ghost', hostname: 'gone-host', pid: 1, concurrency: 1, running: 0, startedAt: 0, paused: false };
       await s.beat('haunted', ghost, 60_000);
       expect((await s.listWorkers('haunted', 60_000)).map((w) => w.id)).toEqual(['ghost']);
       await new Promise((resolve) => setTimeout(resolve, 30));

@@ -3,6 +3,7 @@ import type { Store } from '../../lib/store/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { eventCases } from './cases-events.js';
 import { flowCases } from './cases-flows.js';
+import { handleCases } from './cases-handles.js';
 import { importCases } from './cases-import.js';
 import { jobCases } from './cases-jobs.js';
 import { leaseCases } from './cases-leases.js';
@@ -75,6 +76,7 @@ export function storeContract(label: string, open: () => Promise<Store>, close: 
     eventCases(env);
     schedulerCases(env);
     workerCases(env);
+    handleCases(env);
     importCases(env);
   });
 }

@@ -30,7 +30,9 @@ describe('reply decoding', () => {
     expect(decodeChildDone([1, 'waiting'])).toEqual({ parentState: 'waiting' });
     expect(decodeCounts([1, 2, 3, 4, 5, 6, 7, 8])).toEqual({ waiting: 1, paused: 2, delayed: 3, active: 4, completed: 5, failed: 6, cancelled: 7, 'waiting-children': 8 });
     expect(() => decodeCounts([1, 2])).toThrow(/expected 8 counts/);
-    expect(decodeLimits(['10,1000', null, '', '5', null])).toEqual({ rateLimit: { max: 10, duration: 1000 }, groupConcurrency: null, groupRateLimit: null, maxWaiting: 5, maxWaitingPerGroup: null });
+    expect(decodeLimits(['10,1000', null, '', '5', null])).toEqual({ rateLimit: { max: 10, duration: 1000 }, concurrency: null, groupConcurrency: null, groupRateLimit: null, maxWaiting: 5, maxWaitingPerGroup: null });
+    // meta gc, the global concurrency cap, is the seventh field (after ev).
+    expect(decodeLimits([null, null, null, null, null, null, '4'])).toMatchObject({ concurrency: 4 });
   });
 
   it('decodes the compact add reply: an integer per created job, the known job for a duplicate, a refusal whole', () => {
