@@ -1,5 +1,5 @@
 import { BatchResultError, type Batch, type BatchHandler, type ResolvedBatchOptions } from './batch.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 import { toError } from './to-error.js';
 
 /** A job waiting in a batch: its handler call settles when the batch is over. */

@@ -1,6 +1,6 @@
 import { checkOptions, positiveInteger } from '../common/validation.js';
 import { InvalidArgumentError, SpoolError } from './errors.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 
 /** Worker options.batch (engine) and @OnJob(name, { batch }) (Nest): the handler takes jobs in batches. */
 export interface BatchOptions {

@@ -1,7 +1,7 @@
 import type { BatchHandler } from './batch.js';
 import { BatchCollector } from './batch-collector.js';
 import { InvalidArgumentError } from './errors.js';
-import type { ActiveJob } from './job.js';
+import type { ActiveJob } from './active-job.js';
 import { describe } from './options.js';
 import { handlerFileUrl, resolveSandboxOptions } from './sandbox/options.js';
 import { SandboxPool } from './sandbox/pool.js';

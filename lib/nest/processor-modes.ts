@@ -1,7 +1,7 @@
 import { BatchCollector } from '../engine/batch-collector.js';
 import type { Batch } from '../engine/batch.js';
 import { InvalidArgumentError } from '../engine/errors.js';
-import type { ActiveJob } from '../engine/job.js';
+import type { ActiveJob } from '../engine/active-job.js';
 import { SandboxPool } from '../engine/sandbox/pool.js';
 import { handlerFileUrl, resolveSandboxOptions, SANDBOX_KEYS } from '../engine/sandbox/options.js';
 import { SpoolBootstrapError } from './errors.js';

@@ -1,5 +1,5 @@
 import { ClosedError, SandboxCrashedError } from '../errors.js';
-import type { ActiveJob } from '../job.js';
+import type { ActiveJob } from '../active-job.js';
 import { errorFromSandbox, wireReason, type CallKind, type FromSandbox, type SandboxJob } from './protocol.js';
 import { Sandbox } from './sandbox.js';
 import type { ResolvedSandboxOptions } from './options.js';
