@@ -4,5 +4,7 @@
 // are on spool/store.
 
 export * from './engine/index.js';
+// Before the Nest module: a missing Nest peer is one clear error (lib/nest/peers.ts).
+import './nest/peers.js';
 export * from './nest/index.js';
 export * from './dashboard/index.js';

@@ -4,8 +4,9 @@
  */
 
 import { InvalidArgumentError, SpoolError } from '../common/errors.js';
+import { describe } from '../common/validation.js';
 
-export { InvalidArgumentError, SpoolError, UnknownOptionError } from '../common/errors.js';
+export { InvalidArgumentError, PeerMissingError, SpoolError, UnknownOptionError } from '../common/errors.js';
 
 /** The payload is larger than the queue's `maxPayloadBytes`. Nothing was written. */
 export class PayloadTooLargeError extends InvalidArgumentError {
@@ -44,7 +45,7 @@ export class RateLimitedError extends SpoolError {
     if (!Number.isFinite(ms) || ms < 0) {
       throw new InvalidArgumentError(
         'RateLimitedError retryAfter',
-        `must be a number of ms >= 0 or a valid Date, got ${retryAfter instanceof Date ? 'an invalid Date' : String(retryAfter)}`,
+        `must be a number of ms >= 0 or a valid Date, got ${describe(retryAfter)}`,
         'parse the Retry-After header as seconds (Number(h) * 1000) or as a date (new Date(h))',
       );
     }
@@ -69,7 +70,7 @@ export class DelayedError extends SpoolError {
     if (!Number.isSafeInteger(ms) || ms < 0) {
       throw new InvalidArgumentError(
         'DelayedError delay',
-        `must be a whole number of ms >= 0 or a valid Date, got ${delay instanceof Date ? 'an invalid Date' : String(delay)}`,
+        `must be a whole number of ms >= 0 or a valid Date, got ${describe(delay)}`,
         'pass ms from now (60_000) or the time to run again (new Date(...))',
       );
     }

@@ -64,7 +64,7 @@ export class FlowProducer {
     checkOptions<FlowProducerOptions>(options, OPTIONS, 'FlowProducer options');
     if (!options.store) throw new InvalidArgumentError('FlowProducer options.store', 'is required', 'pass a connected RedisStore');
     if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
-      throw new InvalidArgumentError('FlowProducer options.tracing', `must be a boolean, got ${JSON.stringify(options.tracing)}`);
+      throw new InvalidArgumentError('FlowProducer options.tracing', `must be a boolean, got ${describe(options.tracing)}`);
     }
     this.tracing = options.tracing ?? true;
     this.store = options.store;

@@ -67,11 +67,13 @@ export {
   JobNotFinishedError,
   ChildrenPendingError,
 } from './flow-errors.js';
+export type { UnknownKey } from '../common/errors.js';
 export type { Backoff, BackoffOptions, BackoffStrategy, CustomBackoff, RetryDecision } from './backoff.js';
 export {
   SpoolError,
   InvalidArgumentError,
   UnknownOptionError,
+  PeerMissingError,
   PayloadTooLargeError,
   TerminalJobError,
   UnrecoverableError,

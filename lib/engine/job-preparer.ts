@@ -59,7 +59,10 @@ export class JobPreparer<Data> {
     }
     this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
     if (!Number.isInteger(this.maxPayloadBytes) || this.maxPayloadBytes < 1) {
-      throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${String(options.maxPayloadBytes)}`);
+      throw new InvalidArgumentError('Queue options.maxPayloadBytes', `must be a positive integer, got ${describe(options.maxPayloadBytes)}`);
+    }
+    if (options.validate !== undefined && typeof options.validate !== 'function') {
+      throw new InvalidArgumentError('Queue options.validate', `must be a function (jobName, data) => void, got ${describe(options.validate)}`);
     }
     this.validate = options.validate;
   }

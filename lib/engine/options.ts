@@ -3,6 +3,7 @@ import { KEEP_ALL } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { assertKnownKeys, assertPlainObject, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
 import { NUMBERED_ID } from './ids.js';
+import { JOB_HINTS, RETENTION_HINTS } from '../common/option-hints.js';
 
 export { assertKnownKeys, assertPlainObject, checkOptions, describe, nonNegativeNumber, positiveInteger } from '../common/validation.js';
 
@@ -47,7 +48,8 @@ export interface JobOptions {
   readonly idempotencyKey?: string;
 }
 
-const KNOWN: readonly (keyof JobOptions)[] = [
+/** Every job option (the QueueModule checks defaultJobOptions against it too). */
+export const JOB_OPTION_KEYS: readonly (keyof JobOptions)[] = [
   'jobId',
   'delay',
   'runAt',
@@ -145,11 +147,11 @@ function retention(value: unknown, field: string, fallback: { readonly count: nu
   if (value === false) return KEEP_ALL;
   if (value === true) return '0,-1';
   if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(field, `must be true, a count >= 0 or { count, age }, got ${value}`);
+    if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(field, `must be true, a count >= 0 or { count, age }, got ${describe(value)}`);
     return `${value},-1`;
   }
   assertPlainObject(value, field);
-  assertKnownKeys(value, ['count', 'age'], field);
+  assertKnownKeys(value, ['count', 'age'], field, RETENTION_HINTS);
   const count = value.count === undefined ? -1 : nonNegativeNumber(value.count, `${field}.count`, 'jobs');
   const age = value.age === undefined ? -1 : nonNegativeNumber(value.age, `${field}.age`, 'seconds') * 1000;
   return `${Math.floor(count)},${Math.floor(age)}`;
@@ -202,7 +204,7 @@ export function normalizeJobOptions(
   now: number = Date.now(),
 ): NormalizedJobOptions {
   if (opts !== undefined) assertPlainObject(opts, field);
-  if (opts) assertKnownKeys(opts, KNOWN, field);
+  if (opts) assertKnownKeys(opts, JOB_OPTION_KEYS, field, JOB_HINTS);
   const o: Record<string, unknown> = { ...defaults, ...opts };
 
   // A job's own delay/runAt replaces the defaults' timing as a whole.

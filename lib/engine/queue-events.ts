@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { EventReader, Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { validateQueueName } from './names.js';
-import { assertKnownKeys, assertPlainObject, describe, positiveInteger } from './options.js';
+import { QUEUE_EVENTS_HINTS } from '../common/option-hints.js';
+import { checkOptions, describe, positiveInteger } from './options.js';
 import { storeFor } from './shards.js';
 import { compareIds, decodeEvent, type EventGap, type QueueEvent, type QueueEventMap, type QueueEventName } from './queue-events-types.js';
 
@@ -33,7 +34,7 @@ export type QueueEventsEmitted = { [K in QueueEventName]: [event: QueueEvent<K>]
 
 // A sharded queue's positions are one stream id per shard, comma-separated; #k: a row of a multi-job entry (store/event-rows).
 const ID = /^\d+(-\d+)?(#\d+)?(,\d+(-\d+)?(#\d+)?)*$/;
-const OPTIONS = ['store', 'from', 'blockMs', 'autorun', 'shards'];
+const OPTIONS: readonly (keyof QueueEventsOptions)[] = ['store', 'from', 'blockMs', 'autorun', 'shards'];
 /** Listeners that do not ask for events: adding them does not start a lazy reader. */
 const PASSIVE = new Set<string | symbol>(['error', 'closed', 'newListener', 'removeListener']);
 
@@ -67,9 +68,8 @@ export class QueueEvents extends EventEmitter<QueueEventsEmitted> {
 
   constructor(queueName: string, options: QueueEventsOptions) {
     super();
-    this.queueName = validateQueueName(queueName, 'QueueEvents queue name');
-    assertPlainObject(options, 'QueueEvents options');
-    assertKnownKeys(options, OPTIONS, 'QueueEvents options');
+    this.queueName = validateQueueName(queueName, 'QueueEvents queue name', "new QueueEvents('emails', { store })");
+    checkOptions<QueueEventsOptions>(options, OPTIONS, 'QueueEvents options', QUEUE_EVENTS_HINTS);
     if (!options.store) throw new InvalidArgumentError('QueueEvents options.store', 'is required', 'pass a connected RedisStore');
     const from = options.from ?? '$';
     if (from !== '$' && !ID.test(from)) {

@@ -3,7 +3,8 @@ import type { AddOutcome, NewJob, Store } from '../store/store.js';
 import { ClosedError, InvalidArgumentError, QueueFullError } from './errors.js';
 import type { Job } from './job.js';
 import { JobPreparer, type BulkJob, type PayloadValidator } from './job-preparer.js';
-import { checkOptions } from '../common/validation.js';
+import { checkOptions, describe } from '../common/validation.js';
+import { QUEUE_HINTS } from '../common/option-hints.js';
 import type { JobOptions } from './options.js';
 import { validateQueueName } from './names.js';
 import { addedJob, recordOf } from './record.js';
@@ -40,11 +41,11 @@ const QUEUE_OPTIONS: readonly (keyof QueueOptions)[] = ['store', 'defaultJobOpti
 
 /** Checks the name and options before anything is built on them; the store a sharded queue goes through. */
 function opened(name: string, options: QueueOptions): { name: string; store: Store } {
-  const checked = validateQueueName(name, 'Queue name');
-  checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options');
+  const checked = validateQueueName(name, 'Queue name', "new Queue('emails', { store })");
+  checkOptions<QueueOptions>(options, QUEUE_OPTIONS, 'Queue options', QUEUE_HINTS);
   if (!options.store) throw new InvalidArgumentError('Queue options.store', 'is required', 'pass a connected RedisStore');
   if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
-    throw new InvalidArgumentError('Queue options.tracing', `must be a boolean, got ${JSON.stringify(options.tracing)}`);
+    throw new InvalidArgumentError('Queue options.tracing', `must be a boolean, got ${describe(options.tracing)}`);
   }
   return { name: checked, store: storeFor(options.store, checked, options.shards, 'Queue options.shards') };
 }
@@ -90,7 +91,7 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
    */
   async addBulk(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
     this.assertOpen('addBulk');
-    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', 'must be an array of { name, data, opts }');
+    if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', `must be an array of { name, data, opts }, got ${describe(jobs)}`);
     // With OpenTelemetry: a producer span whose context every job stores (lib/engine/tracing.ts).
     return inProducerSpan(this.name, jobs.length, () => this.write(jobs), this.tracing);
   }

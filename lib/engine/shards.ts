@@ -1,5 +1,6 @@
 import { ShardedStore } from '../store/sharded-store.js';
 import type { Store } from '../store/store.js';
+import { describe } from '../common/validation.js';
 import { InvalidArgumentError } from './errors.js';
 
 /** Most shards one queue may have: each is a full queue with its own keys, scripts calls and wake-ups. */
@@ -15,7 +16,7 @@ export const MAX_SHARDS = 256;
 export function storeFor(store: Store, queue: string, shards: unknown, field: string): Store {
   if (shards === undefined || shards === 1) return store;
   if (typeof shards !== 'number' || !Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS) {
-    throw new InvalidArgumentError(field, `must be an integer from 1 to ${MAX_SHARDS}, got ${JSON.stringify(shards)}`, 'use at least as many shards as the cluster has masters, e.g. shards: 3');
+    throw new InvalidArgumentError(field, `must be an integer from 1 to ${MAX_SHARDS}, got ${describe(shards)}`, 'use at least as many shards as the cluster has masters, e.g. shards: 3');
   }
   if (store instanceof ShardedStore) throw new InvalidArgumentError(field, `is set on a store that already shards queue "${store.queue}"`, 'pass the RedisStore itself');
   return new ShardedStore(store, queue, shards);

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import { describe } from '../common/validation.js';
 import { JobCancelledError, InvalidArgumentError } from './errors.js';
 import { JobFailedError, JobNotFoundError, WaitTimeoutError } from './flow-errors.js';
 
@@ -19,7 +20,7 @@ const POLL_MS = 1000;
 export function waitUntilFinished<Result>(store: Store, queue: string, id: string, options: WaitOptions = {}): Promise<Result> {
   const timeout = options.timeout;
   if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0)) {
-    throw new InvalidArgumentError('options.timeout', `must be a number of ms >= 0, got ${String(timeout)}`);
+    throw new InvalidArgumentError('options.timeout', `must be a number of ms >= 0, got ${describe(timeout)}`);
   }
   return new Promise<Result>((resolve, reject) => {
     let settled = false;

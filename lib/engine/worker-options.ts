@@ -3,7 +3,8 @@ import { stderrLogger } from '../logger.js';
 import type { RateLimit, Store } from '../store/store.js';
 import type { BackoffStrategy } from './backoff.js';
 import { InvalidArgumentError } from './errors.js';
-import { assertKnownKeys, assertPlainObject, checkOptions, positiveInteger } from '../common/validation.js';
+import { assertPlainObject, checkOptions, describe, positiveInteger } from '../common/validation.js';
+import { WORKER_HINTS } from '../common/option-hints.js';
 import { rateLimit } from './limits.js';
 import type { PrefetchOption } from './prefetch.js';
 import { resolveFailureLog, type FailureLogLevels, type ResolvedFailureLog } from './failure-log.js';
@@ -96,7 +97,8 @@ export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'shards' | 'bac
   readonly nameConcurrency: ReadonlyMap<string, number>;
 };
 
-const KNOWN: readonly (keyof WorkerOptions)[] = [
+/** Every Worker option (the QueueModule checks its workers defaults against it too). */
+export const WORKER_OPTION_KEYS: readonly (keyof WorkerOptions)[] = [
   'store',
   'shards',
   'concurrency',
@@ -127,7 +129,7 @@ function ms(value: unknown, field: string, fallback: number): number {
 
 /** Checks worker options and fills in defaults; errors name the field. */
 export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
-  checkOptions<WorkerOptions>(options, KNOWN, 'Worker options');
+  checkOptions<WorkerOptions>(options, WORKER_OPTION_KEYS, 'Worker options', WORKER_HINTS);
   if (!options.store) throw new InvalidArgumentError('Worker options.store', 'is required', 'pass a connected RedisStore');
   const batch = options.batch === undefined ? undefined : resolveBatchOptions(options.batch, 'Worker options.batch');
   const concurrency = ms(options.concurrency, 'Worker options.concurrency', batch?.size ?? 1);
@@ -142,10 +144,10 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   const maxStalledCount =
     options.maxStalledCount === undefined ? 1 : options.maxStalledCount === 0 ? 0 : positiveInteger(options.maxStalledCount, 'Worker options.maxStalledCount');
   if (options.autorun !== undefined && typeof options.autorun !== 'boolean') {
-    throw new InvalidArgumentError('Worker options.autorun', 'must be a boolean');
+    throw new InvalidArgumentError('Worker options.autorun', `must be a boolean, got ${describe(options.autorun)}`);
   }
   if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
-    throw new InvalidArgumentError('Worker options.tracing', `must be a boolean, got ${JSON.stringify(options.tracing)}`);
+    throw new InvalidArgumentError('Worker options.tracing', `must be a boolean, got ${describe(options.tracing)}`);
   }
   if (options.backoffStrategy !== undefined && typeof options.backoffStrategy !== 'function') {
     throw new InvalidArgumentError('Worker options.backoffStrategy', 'must be a function (attempt, error, jobName) => ms');
@@ -185,5 +187,5 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
 function prefetchOption(value: unknown): PrefetchOption {
   if (value === undefined || value === 'auto') return 'auto';
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 1000) return value;
-  throw new InvalidArgumentError('Worker options.prefetch', `must be 'auto' or an integer from 0 to 1,000, got ${JSON.stringify(value)}`, "use 'auto' (default), 0 to turn it off, or a fixed reserve");
+  throw new InvalidArgumentError('Worker options.prefetch', `must be 'auto' or an integer from 0 to 1,000, got ${describe(value)}`, "use 'auto' (default), 0 to turn it off, or a fixed reserve");
 }

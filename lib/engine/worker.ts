@@ -73,7 +73,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   constructor(queueName: string, handler: Handler<Data, Result> | string | URL, options: WorkerOptions);
   constructor(queueName: string, handler: Handler<Data, Result> | BatchHandler<Data, Result> | string | URL, options: WorkerOptions) {
     super();
-    this.queueName = validateQueueName(queueName, 'Worker queue name');
+    this.queueName = validateQueueName(queueName, 'Worker queue name', "new Worker('emails', handler, { store })");
     const resolved = resolveWorkerOptions(options);
     this.o = { ...resolved, store: storeFor(resolved.store, this.queueName, options.shards, 'Worker options.shards') };
     this.handler = workerHandler<Data, Result>(this.queueName, handler, this.o, (err, context) => this.report(err, context));

@@ -8,6 +8,7 @@ import type { ProcessorWorkerOptions } from './module-options.js';
 import type { BatchOptions } from '../engine/batch.js';
 import type { SandboxOptions } from '../engine/sandbox/options.js';
 import {
+  connectionName,
   DEFAULT_CONNECTION,
   getConnectionToken,
   getFlowProducerToken,
@@ -78,8 +79,8 @@ export type ProcessorEvent = Exclude<WorkerEventName, 'closed'>;
  * }
  */
 export function Processor(queue: string, options: ProcessorOptions = {}): ClassDecorator {
-  const { connection = DEFAULT_CONNECTION, ...worker } = options;
-  const metadata: ProcessorMetadata = { queue, connection, options: worker };
+  const { connection, ...worker } = options;
+  const metadata: ProcessorMetadata = { queue, connection: connectionName(connection, `@Processor('${queue}') options.connection`), options: worker };
   return SetMetadata(PROCESSOR_METADATA, metadata) as ClassDecorator;
 }
 
@@ -110,7 +111,7 @@ export type QueueEventListenerName = Exclude<keyof QueueEventsEmitted, 'error' |
  * \@OnQueueEvent('emails', 'failed') onFailed(e: QueueEvent<'failed'>) { if (e.next === 'dead') alert(e.jobId); }
  */
 export function OnQueueEvent(queue: string, event: QueueEventListenerName, options: { readonly connection?: string } = {}): MethodDecorator {
-  const mark: OnQueueEventMetadata = { queue, event, connection: options.connection ?? DEFAULT_CONNECTION };
+  const mark: OnQueueEventMetadata = { queue, event, connection: connectionName(options.connection, `@OnQueueEvent('${queue}', '${event}') options.connection`) };
   return (_target, _key, descriptor) => {
     const method = descriptor.value as object;
     const marks = (Reflect.getMetadata(ON_QUEUE_EVENT_METADATA, method) as OnQueueEventMetadata[] | undefined) ?? [];
@@ -121,20 +122,20 @@ export function OnQueueEvent(queue: string, event: QueueEventListenerName, optio
 
 /** Injects the QueueEvents of a queue registered with QueueModule.registerQueue(name). */
 export function InjectQueueEvents(name: string, connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
-  return Inject(getQueueEventsToken(name, connection));
+  return Inject(getQueueEventsToken(name, connectionName(connection, `@InjectQueueEvents('${name}') connection`)));
 }
 
 /** Injects the Queue registered with QueueModule.registerQueue(name). */
 export function InjectQueue(name: string, connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
-  return Inject(getQueueToken(name, connection));
+  return Inject(getQueueToken(name, connectionName(connection, `@InjectQueue('${name}') connection`)));
 }
 
 /** Injects the Store of a connection (a RedisStore; a MemoryStore under QueueTesting). */
 export function InjectConnection(connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
-  return Inject(getConnectionToken(connection));
+  return Inject(getConnectionToken(connectionName(connection, '@InjectConnection() connection')));
 }
 
 /** Injects the FlowProducer of QueueModule.registerFlowProducer(). */
 export function InjectFlowProducer(connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
-  return Inject(getFlowProducerToken(connection));
+  return Inject(getFlowProducerToken(connectionName(connection, '@InjectFlowProducer() connection')));
 }

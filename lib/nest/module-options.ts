@@ -4,9 +4,12 @@ import { PREFIX_PATTERN, PREFIX_RULE } from '../store/keys.js';
 import type { RedisClientLike } from '../store/redis-client.js';
 import type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
 import type { Durability } from '../store/store-options.js';
-import { UnknownOptionError } from '../engine/errors.js';
-import { InvalidArgumentError } from '../common/errors.js';
-import { resolveNatsOptions, type NatsNotifyOptions } from '../notify/nats-options.js';
+import { InvalidArgumentError, UnknownOptionError, type UnknownKey } from '../common/errors.js';
+import { CONNECTION_HINTS, JOB_HINTS, MODULE_HINTS, WORKER_HINTS } from '../common/option-hints.js';
+import { describe, unknownKeys, type OptionHints } from '../common/validation.js';
+import { JOB_OPTION_KEYS } from '../engine/options.js';
+import { WORKER_OPTION_KEYS } from '../engine/worker-options.js';
+import { NATS_OPTION_KEYS, resolveNatsOptions, type NatsNotifyOptions } from '../notify/nats-options.js';
 import { CONNECTION_KEYS as STORE_CONNECTION_KEYS, STORE_OPTION_KEYS } from '../store/store-options.js';
 import { SpoolBootstrapError } from './errors.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
@@ -39,9 +42,11 @@ export interface SpoolConnectionOptions {
   /** While Redis is unreachable, at most one summary line per this many ms (after one error line). Default 30,000. */
   readonly outageLogInterval?: number;
   /**
-   * Redis not up at bootstrap: false (default) fails the bootstrap at once
-   * with RedisUnavailableError; true keeps connecting with capped backoff
-   * (the engine's connect({ wait: true })) and logs every 5 s while it waits.
+   * Redis not up at bootstrap: true keeps connecting with capped backoff
+   * (the engine's connect({ wait: true })) and logs every 5 s while it
+   * waits; false fails the bootstrap at once with RedisUnavailableError.
+   * Default: true for a connection that @Processor classes use, false for
+   * one that only produces.
    */
   readonly waitForRedis?: boolean;
 }
@@ -89,19 +94,43 @@ function plain(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Unknown keys fail with the did-you-mean of UnknownOptionError. */
-export function knownKeys(value: object, known: readonly string[], field: string): void {
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      const unknown = new UnknownOptionError(`${field}.${key}`, known);
-      throw new SpoolBootstrapError(unknown.field, 'is not an option', unknown.fix);
-    }
+/** A connection is an object literal: an instance there (a RedisStore, a client) is a slip its shape error names. */
+function literal(value: unknown): value is Record<string, unknown> {
+  const proto: unknown = plain(value) && Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Worker options the module's `workers` and @Processor take. */
+const PROCESSOR_WORKER_KEYS = WORKER_OPTION_KEYS.filter((k) => k !== 'store' && k !== 'logger' && k !== 'nameConcurrency');
+
+/** Unknown keys fail together, each with the did-you-mean (or BullMQ counterpart) of UnknownOptionError. */
+export function knownKeys(value: object, known: readonly string[], field: string, hints?: OptionHints): void {
+  throwUnknown(unknownKeys(value, known, field, hints));
+}
+
+function throwUnknown(keys: readonly UnknownKey[]): void {
+  if (keys.length === 0) return;
+  const unknown = new UnknownOptionError(keys);
+  throw new SpoolBootstrapError(unknown.field, 'is not an option', unknown.fix);
+}
+
+/** Every unknown key of the module options, nested objects included, so one bootstrap reports them all. */
+function unknownModuleKeys(options: Record<string, unknown>, field: string): UnknownKey[] {
+  const found = unknownKeys(options, MODULE_KEYS, field, MODULE_HINTS);
+  const connections: [string, unknown][] = [[`${field}.connection`, options.connection]];
+  if (plain(options.connections)) connections.push(...Object.entries(options.connections).map(([name, c]): [string, unknown] => [`${field}.connections.${name}`, c]));
+  for (const [at, connection] of connections) if (literal(connection)) found.push(...unknownKeys(connection, CONNECTION_KEYS, at, CONNECTION_HINTS));
+  if (plain(options.workers)) found.push(...unknownKeys(options.workers, PROCESSOR_WORKER_KEYS, `${field}.workers`, WORKER_HINTS));
+  if (plain(options.defaultJobOptions)) found.push(...unknownKeys(options.defaultJobOptions, JOB_OPTION_KEYS, `${field}.defaultJobOptions`, JOB_HINTS));
+  if (plain(options.notify)) {
+    found.push(...unknownKeys(options.notify, ['nats'], `${field}.notify`));
+    if (plain(options.notify.nats)) found.push(...unknownKeys(options.notify.nats, NATS_OPTION_KEYS.filter((k) => k !== 'logger'), `${field}.notify.nats`, { logger: "the module passes Nest's logger" }));
   }
+  return found;
 }
 
 function checkConnection(value: unknown, field: string): void {
-  if (!plain(value)) throw new SpoolBootstrapError(field, 'must be an object { url }, { cluster } or { client }', "e.g. { url: 'redis://127.0.0.1:6379' }");
-  knownKeys(value, CONNECTION_KEYS, field);
+  if (!literal(value)) throw new SpoolBootstrapError(field, `must be an object { url }, { cluster } or { client }, got ${describe(value)}`, "e.g. { url: 'redis://127.0.0.1:6379' }");
   const hasUrl = value.url !== undefined;
   const hasClient = value.client !== undefined;
   const hasCluster = value.cluster !== undefined;
@@ -117,37 +146,37 @@ function checkConnection(value: unknown, field: string): void {
       protocol = '';
     }
     if (typeof value.url !== 'string' || (protocol !== 'redis:' && protocol !== 'rediss:')) {
-      throw new SpoolBootstrapError(`${field}.url`, `must be a redis:// or rediss:// URL, got ${JSON.stringify(value.url)}`);
+      throw new SpoolBootstrapError(`${field}.url`, `must be a redis:// or rediss:// URL, got ${describe(value.url)}`);
     }
   }
   if (hasClient && (typeof value.client !== 'object' || value.client === null)) {
     throw new SpoolBootstrapError(`${field}.client`, 'must be a node-redis client');
   }
   if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX_PATTERN.test(value.prefix))) {
-    throw new SpoolBootstrapError(`${field}.prefix`, `must be ${PREFIX_RULE}, got ${JSON.stringify(value.prefix)}`);
+    throw new SpoolBootstrapError(`${field}.prefix`, `must be ${PREFIX_RULE}, got ${describe(value.prefix)}`);
   }
   for (const key of ['requireNoEviction', 'waitForRedis']) {
     if (value[key] !== undefined && typeof value[key] !== 'boolean') {
-      throw new SpoolBootstrapError(`${field}.${key}`, `must be true or false, got ${JSON.stringify(value[key])}`);
+      throw new SpoolBootstrapError(`${field}.${key}`, `must be true or false, got ${describe(value[key])}`);
     }
   }
   for (const key of ['outageLogInterval', 'commandTimeoutMs']) {
     const ms = value[key];
     if (ms !== undefined && (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1)) {
-      throw new SpoolBootstrapError(`${field}.${key}`, `must be a whole number of ms >= 1, got ${JSON.stringify(ms)}`);
+      throw new SpoolBootstrapError(`${field}.${key}`, `must be a whole number of ms >= 1, got ${describe(ms)}`);
     }
   }
   const retry = value.transientRetryMs;
   if (retry !== undefined && (typeof retry !== 'number' || !Number.isInteger(retry) || retry < 0)) {
-    throw new SpoolBootstrapError(`${field}.transientRetryMs`, `must be a whole number of ms >= 0, got ${JSON.stringify(retry)}`);
+    throw new SpoolBootstrapError(`${field}.transientRetryMs`, `must be a whole number of ms >= 0, got ${describe(retry)}`);
   }
 }
 
 /** Checks QueueModule options at bootstrap; the error names the bad field. */
 export function validateModuleOptions(options: unknown): asserts options is QueueModuleOptions {
   const field = 'QueueModule options';
-  if (!plain(options)) throw new SpoolBootstrapError(field, 'must be an object', 'pass { connection: { url } }');
-  knownKeys(options, MODULE_KEYS, field);
+  if (!plain(options)) throw new SpoolBootstrapError(field, `must be an object, got ${describe(options)}`, 'pass { connection: { url } }');
+  throwUnknown(unknownModuleKeys(options, field));
   if (options.connection === undefined) {
     throw new SpoolBootstrapError(`${field}.connection`, 'is required', "pass { url: 'redis://host:6379' } or { client }");
   }
@@ -169,7 +198,7 @@ export function validateModuleOptions(options: unknown): asserts options is Queu
   }
   if (options.notify !== undefined) checkNotify(options.notify, `${field}.notify`);
   if (options.tracing !== undefined && typeof options.tracing !== 'boolean') {
-    throw new SpoolBootstrapError(`${field}.tracing`, `must be true or false, got ${JSON.stringify(options.tracing)}`);
+    throw new SpoolBootstrapError(`${field}.tracing`, `must be true or false, got ${describe(options.tracing)}`);
   }
 }
 

@@ -34,6 +34,17 @@ export class ProcessorExplorer {
     private readonly scanner: MetadataScanner,
   ) {}
 
+  /** The connections @Processor classes name (unchecked: explore() reports what is wrong with them). */
+  connections(): string[] {
+    const names = new Set<string>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const type = classOf(wrapper);
+      const metadata = type && (Reflect.getMetadata(PROCESSOR_METADATA, type) as ProcessorMetadata | undefined);
+      if (metadata) names.add(metadata.connection);
+    }
+    return [...names];
+  }
+
   explore(): ProcessorDefinition[] {
     const found: ProcessorDefinition[] = [];
     const seen = new Map<string, string>();

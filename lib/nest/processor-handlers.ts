@@ -4,6 +4,7 @@ import type { DtoClass } from './dto.js';
 import type { OnJobMetadata, ProcessorEvent } from './decorators.js';
 import { SpoolBootstrapError } from './errors.js';
 import { ON_JOB_METADATA, ON_WORKER_EVENT_METADATA } from './tokens.js';
+import { describe } from '../common/validation.js';
 
 export interface HandlerEntry {
   readonly method: string;
@@ -57,7 +58,7 @@ export function collectHandlers(className: string, prototype: object, methods: r
         byName.set(onJob.name, entry);
         if (onJob.concurrency !== undefined) {
           if (!Number.isInteger(onJob.concurrency) || onJob.concurrency < 1) {
-            throw new SpoolBootstrapError(`@OnJob('${onJob.name}') options.concurrency of ${at}`, `must be a positive integer, got ${String(onJob.concurrency)}`);
+            throw new SpoolBootstrapError(`@OnJob('${onJob.name}') options.concurrency of ${at}`, `must be a positive integer, got ${describe(onJob.concurrency)}`);
           }
           caps[onJob.name] = onJob.concurrency;
         }

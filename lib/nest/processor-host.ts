@@ -5,7 +5,7 @@ import type { ActiveJob } from '../engine/active-job.js';
 import { Worker, type Handler } from '../engine/worker.js';
 import type { SpoolLogger } from '../logger.js';
 import type { SpoolConnections } from './connections.js';
-import { checkDto } from './dto.js';
+import { checkDto, loadDtoPeers } from './dto.js';
 import { SpoolBootstrapError } from './errors.js';
 import type { ProcessorDefinition, ProcessorExplorer } from './processor-explorer.js';
 import type { HandlerEntry } from './processor-handlers.js';
@@ -60,6 +60,8 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     try {
       this.definitions = this.explorer.explore();
       for (const definition of this.definitions) this.admit(definition);
+      const withDto = this.definitions.flatMap((d) => [...d.handlers.byName.values(), d.handlers.fallback].filter((e) => e?.dto).map((e) => `${d.className}.${e!.method}`));
+      if (withDto.length > 0) await loadDtoPeers(withDto[0]!);
       // Workers are built now (not started) so bad worker options fail here, with the cleanup below.
       for (const d of this.definitions) this.workers.set(queueKey(d.metadata.queue, d.metadata.connection), this.createWorker(d));
     } catch (err) {

@@ -1,13 +1,15 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InvalidArgumentError } from '../engine/errors.js';
 import type { JobOptions } from '../engine/options.js';
 import type { SchedulerJob, SchedulerRepeat } from '../engine/scheduler-spec.js';
+import { queueLimits } from '../engine/limits.js';
 import { Queue } from '../engine/queue.js';
 import type { QueueLimits } from '../store/store.js';
 import type { SpoolConnections } from './connections.js';
-import { checkDto, type DtoClass } from './dto.js';
+import { checkDto, loadDtoPeers, type DtoClass } from './dto.js';
 import { QueueValidationError, SpoolBootstrapError } from './errors.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
+import { describe } from '../common/validation.js';
 
 /** What registerQueue() accepts per queue (or just its name). */
 export interface QueueRegistration {
@@ -61,9 +63,12 @@ interface Entry {
  * however many modules register it, with the DTO map its producers and
  * workers validate against.
  */
-export class QueueRegistry implements OnApplicationShutdown {
+export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
   private readonly declared: DeclaredSchedulers[] = [];
+  /** Limits of queues registered before the connections opened. */
+  private readonly pendingLimits: { readonly queue: Queue; readonly limits: QueueLimits; readonly at: string }[] = [];
+  private opened = false;
 
   constructor(private readonly connections: SpoolConnections) {}
 
@@ -105,7 +110,9 @@ export class QueueRegistry implements OnApplicationShutdown {
     } else if (registration.tracing !== undefined && registration.tracing !== entry.tracing) {
       throw new SpoolBootstrapError(`${at}.tracing`, `is ${registration.tracing}, but queue "${registration.name}" is registered elsewhere with tracing: ${entry.tracing}`, 'register it with the same tracing everywhere');
     }
-    for (const [jobName, dto] of Object.entries(registration.jobs ?? {})) this.addDto(registration.name, connection, jobName, dto, at);
+    const dtos = Object.entries(registration.jobs ?? {});
+    for (const [jobName, dto] of dtos) this.addDto(registration.name, connection, jobName, dto, at);
+    if (dtos.length > 0) await loadDtoPeers(`${at}.jobs`);
     if (registration.schedulers !== undefined || registration.pruneSchedulers) {
       const list = Array.isArray(registration.schedulers) ? registration.schedulers : [];
       if (registration.schedulers !== undefined && !Array.isArray(registration.schedulers)) throw new SpoolBootstrapError(`${at}.schedulers`, 'must be an array of { id, repeat, job }');
@@ -113,13 +120,28 @@ export class QueueRegistry implements OnApplicationShutdown {
       this.declared.push({ queue: entry.queue, connection, schedulers, prune: registration.pruneSchedulers === true });
     }
     if (registration.limits !== undefined) {
+      let limits: QueueLimits;
       try {
-        await entry.queue.configure(registration.limits);
+        limits = queueLimits(registration.limits);
       } catch (err) {
         throw asBootstrapError(err, `${at}.limits`);
       }
+      // Stored once the connections are open (module init); a queue registered later (a lazy module) stores them now.
+      if (this.opened) await configure(entry.queue, limits, `${at}.limits`);
+      else this.pendingLimits.push({ queue: entry.queue, limits, at: `${at}.limits` });
     }
     return entry.queue;
+  }
+
+  /** The connections open (SpoolConnections.onModuleInit; this waits for it), the registered limits are stored. */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.connections.connect();
+      this.opened = true;
+      for (const { queue, limits, at } of this.pendingLimits.splice(0)) await configure(queue, limits, at);
+    } catch (err) {
+      await this.connections.abandon(err);
+    }
   }
 
   /** Schedulers declared by registerQueue() calls, one entry per registration that declared some. */
@@ -178,7 +200,15 @@ export function queueKey(name: string, connection: string): string {
   return `${connection}\n${name}`;
 }
 
+async function configure(queue: Queue, limits: QueueLimits, at: string): Promise<void> {
+  try {
+    await queue.configure(limits);
+  } catch (err) {
+    throw asBootstrapError(err, at);
+  }
+}
+
 function asBootstrapError(err: unknown, at: string): Error {
   if (err instanceof InvalidArgumentError) return new SpoolBootstrapError(at, `is invalid: ${err.message}`);
-  return err instanceof Error ? err : new Error(String(err));
+  return err instanceof Error ? err : new Error(describe(err));
 }

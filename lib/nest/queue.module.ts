@@ -5,6 +5,8 @@ import { SpoolConnections } from './connections.js';
 import { SpoolHealth } from './health.js';
 import { SpoolBootstrapError } from './errors.js';
 import { knownKeys } from './module-options.js';
+import { REGISTER_QUEUE_HINTS } from '../common/option-hints.js';
+import { describe } from '../common/validation.js';
 import { ModuleFlowProducer } from './module-flow-producer.js';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE } from './module-definition.js';
 import { nestLogger } from './nest-logger.js';
@@ -13,7 +15,7 @@ import { SpoolWorkers } from './processor-host.js';
 import { SpoolSchedulers } from './scheduler-bootstrap.js';
 import { SpoolQueueEvents } from './queue-events-host.js';
 import { QueueRegistry, type QueueRegistration } from './queue-registry.js';
-import { DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueEventsToken, getQueueToken } from './tokens.js';
+import { connectionName, DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueEventsToken, getQueueToken } from './tokens.js';
 
 export const SPOOL_LOGGER = 'SpoolLogger';
 
@@ -38,8 +40,10 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
     { provide: SPOOL_LOGGER, useFactory: () => nestLogger() },
     {
       provide: SpoolConnections,
-      useFactory: (options: unknown, logger: SpoolLogger) => SpoolConnections.open(options, logger),
-      inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER],
+      // Built here, opened at module init (SpoolConnections.onModuleInit), when the processors are known.
+      useFactory: (options: unknown, logger: SpoolLogger, d: DiscoveryService, s: MetadataScanner) =>
+        SpoolConnections.create(options, logger, () => new ProcessorExplorer(d, s).connections()),
+      inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER, DiscoveryService, MetadataScanner],
     },
     { provide: QueueRegistry, useFactory: (c: SpoolConnections) => new QueueRegistry(c), inject: [SpoolConnections] },
     { provide: SpoolHealth, useFactory: (c: SpoolConnections) => new SpoolHealth(c), inject: [SpoolConnections] },
@@ -69,15 +73,17 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
   };
 }
 
+const REGISTRATION_KEYS: readonly (keyof QueueRegistration)[] = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards', 'tracing'];
+
 function registration(item: unknown, at: string): QueueRegistration {
   if (typeof item === 'string') return { name: item };
   if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') {
-    throw new SpoolBootstrapError(at, 'must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }');
+    throw new SpoolBootstrapError(at, `must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }, got ${describe(item)}`);
   }
-  const known = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards', 'tracing'];
-  knownKeys(item, known, at);
+  knownKeys(item, REGISTRATION_KEYS, at, REGISTER_QUEUE_HINTS);
   checkTracing((item as { tracing?: unknown }).tracing, at);
-  return item as QueueRegistration;
+  const connection = connectionName((item as { connection?: unknown }).connection, `${at}.connection`);
+  return { ...(item as QueueRegistration), connection };
 }
 
 function checkTracing(tracing: unknown, at: string): void {
@@ -140,7 +146,7 @@ export class QueueModule extends ConfigurableModuleClass {
   static registerFlowProducer(options: { readonly connection?: string; readonly tracing?: boolean } = {}): DynamicModule {
     knownKeys(options, ['connection', 'tracing'], 'QueueModule.registerFlowProducer() options');
     checkTracing(options.tracing, 'QueueModule.registerFlowProducer() options');
-    const connection = options.connection ?? DEFAULT_CONNECTION;
+    const connection = connectionName(options.connection, 'QueueModule.registerFlowProducer() options.connection');
     const provider: Provider = {
       provide: getFlowProducerToken(connection),
       useFactory: (c: SpoolConnections, r: QueueRegistry) => new ModuleFlowProducer(c, r, connection, options.tracing),

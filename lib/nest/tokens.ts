@@ -1,21 +1,41 @@
+import { describe } from '../common/validation.js';
+import { SpoolBootstrapError } from './errors.js';
+
 /** DI tokens and metadata keys of the Nest module. */
 
 /** The connection used when a queue or processor names none. */
 export const DEFAULT_CONNECTION = 'default';
 
+/**
+ * A connection as tokens and messages name it: its name in
+ * QueueModule.forRoot({ connections }). Anything else is refused here, so
+ * no token reads `SpoolQueue:[object Object]:emails`.
+ */
+export function connectionName(value: unknown, field: string): string {
+  if (value === undefined) return DEFAULT_CONNECTION;
+  if (typeof value === 'string' && value.length > 0) return value;
+  const inline = typeof value === 'object' && value !== null && !Array.isArray(value);
+  throw new SpoolBootstrapError(
+    field,
+    `must be the name of a connection of QueueModule.forRoot({ connections }), got ${describe(value)}`,
+    inline ? "a connection object is not accepted here: declare it once, QueueModule.forRoot({ connection, connections: { analytics: { url } } }), and pass its name ('analytics')" : undefined,
+  );
+}
+
 /** Token of the Queue registered as `name` (on `connection`); use it in tests and custom providers. */
 export function getQueueToken(name: string, connection: string = DEFAULT_CONNECTION): string {
-  return connection === DEFAULT_CONNECTION ? `SpoolQueue:${name}` : `SpoolQueue:${connection}:${name}`;
+  const named = connectionName(connection, 'getQueueToken() connection');
+  return named === DEFAULT_CONNECTION ? `SpoolQueue:${name}` : `SpoolQueue:${named}:${name}`;
 }
 
 /** Token of the Store of a named connection. */
 export function getConnectionToken(connection: string = DEFAULT_CONNECTION): string {
-  return `SpoolConnection:${connection}`;
+  return `SpoolConnection:${connectionName(connection, 'getConnectionToken() connection')}`;
 }
 
 /** Token of the FlowProducer registered with registerFlowProducer() for a connection. */
 export function getFlowProducerToken(connection: string = DEFAULT_CONNECTION): string {
-  return `SpoolFlowProducer:${connection}`;
+  return `SpoolFlowProducer:${connectionName(connection, 'getFlowProducerToken() connection')}`;
 }
 
 export const PROCESSOR_METADATA = 'spool:processor';
@@ -25,5 +45,6 @@ export const ON_QUEUE_EVENT_METADATA = 'spool:on-queue-event';
 
 /** Token of the QueueEvents of a registered queue (inject with @InjectQueueEvents(name)). */
 export function getQueueEventsToken(name: string, connection: string = DEFAULT_CONNECTION): string {
-  return connection === DEFAULT_CONNECTION ? `SpoolQueueEvents:${name}` : `SpoolQueueEvents:${connection}:${name}`;
+  const named = connectionName(connection, 'getQueueEventsToken() connection');
+  return named === DEFAULT_CONNECTION ? `SpoolQueueEvents:${name}` : `SpoolQueueEvents:${named}:${name}`;
 }

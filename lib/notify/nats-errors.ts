@@ -1,9 +1,9 @@
-import { SpoolError } from '../common/errors.js';
+import { PeerMissingError, SpoolError } from '../common/errors.js';
 
 /** A NATS feature was asked for, but its optional peer package is not installed. */
-export class NatsPeerMissingError extends SpoolError {
+export class NatsPeerMissingError extends PeerMissingError {
   constructor(readonly packageName: string, cause: unknown) {
-    super(`notify over NATS needs the optional peer ${packageName}: npm install ${packageName}`, { cause });
+    super([packageName], `notify over NATS needs the optional peer ${packageName}: npm install ${packageName}`, { cause });
   }
 }
 

@@ -27,13 +27,13 @@ export interface ResolvedNatsOptions {
   readonly connectTimeout: number;
 }
 
-const KEYS = ['servers', 'kvBucket', 'subjectPrefix', 'connectTimeout', 'logger'] as const;
+export const NATS_OPTION_KEYS = ['servers', 'kvBucket', 'subjectPrefix', 'connectTimeout', 'logger'] as const;
 const SUBJECT = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const BUCKET = /^[A-Za-z0-9_-]+$/;
 
 export function resolveNatsOptions(options: unknown, field = 'NatsNotify options'): ResolvedNatsOptions {
   assertPlainObject(options, field);
-  assertKnownKeys(options, KEYS, field);
+  assertKnownKeys(options, NATS_OPTION_KEYS, field);
   const raw = options.servers;
   const servers = typeof raw === 'string' ? [raw] : raw;
   if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === 'string' && s !== '')) {
@@ -41,11 +41,11 @@ export function resolveNatsOptions(options: unknown, field = 'NatsNotify options
   }
   const prefix = options.subjectPrefix ?? 'spool';
   if (typeof prefix !== 'string' || !SUBJECT.test(prefix)) {
-    throw new InvalidArgumentError(`${field}.subjectPrefix`, `"${String(prefix)}" is not a NATS subject prefix`, 'use letters, digits, _ and - in tokens separated by dots, e.g. "spool.app"');
+    throw new InvalidArgumentError(`${field}.subjectPrefix`, `${describe(prefix)} is not a NATS subject prefix`, 'use letters, digits, _ and - in tokens separated by dots, e.g. "spool.app"');
   }
   const bucket = options.kvBucket;
   if (bucket !== undefined && (typeof bucket !== 'string' || !BUCKET.test(bucket))) {
-    throw new InvalidArgumentError(`${field}.kvBucket`, `"${String(bucket)}" is not a KV bucket name`, 'use letters, digits, _ and -, e.g. "spool_hints"');
+    throw new InvalidArgumentError(`${field}.kvBucket`, `${describe(bucket)} is not a KV bucket name`, 'use letters, digits, _ and -, e.g. "spool_hints"');
   }
   const timeout = options.connectTimeout ?? 5000;
   if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1) {

@@ -3,6 +3,7 @@ import type { ChildFailure, ChildRef, StoredFailurePolicy } from './flow-records
 import { ReplyShapeError } from './errors.js';
 import type { RawReply } from './reply-values.js';
 import { StoreError } from './store.js';
+import { describe } from '../common/validation.js';
 
 /** Where an imported job enters its queue. */
 export type ImportState = 'waiting' | 'delayed' | 'waiting-children' | 'failed' | 'completed';
@@ -74,6 +75,6 @@ export function encodeImported(j: ImportedJob): Record<string, unknown> {
 
 /** lua/import.lua's reply: 1 or 0 per job. */
 export function decodeImport(reply: RawReply, count: number): ImportOutcome[] {
-  if (!Array.isArray(reply) || reply.length !== count) throw new ReplyShapeError('import', `expected ${count} entries, got ${JSON.stringify(reply)}`);
+  if (!Array.isArray(reply) || reply.length !== count) throw new ReplyShapeError('import', `expected ${count} entries, got ${describe(reply)}`);
   return reply.map((entry) => (Number(entry) === 1 ? 'imported' : 'exists'));
 }

@@ -35,20 +35,28 @@ function entries(raw: Raw | undefined): StoredEvent[] {
 export class RedisEventReader implements EventReader {
   private opening: Promise<unknown> | undefined;
   private closed = false;
+  private client: RedisClientLike | undefined;
 
-  constructor(private readonly client: RedisClientLike, private readonly key: string) {
+  /** `newClient` is called on the first read, so a reader can be made before its store connects (the Nest module's QueueEvents are). */
+  constructor(private readonly newClient: () => RedisClientLike, private readonly key: string) {}
+
+  private clientOf(): RedisClientLike {
+    if (this.client) return this.client;
+    const client = (this.client = this.newClient());
     // Connection errors surface as rejected reads; the reader retries them.
     client.on('error', () => undefined);
     // Named, so an operator (or a test) can tell this connection in CLIENT LIST.
     client.on('ready', () => {
-      client.sendCommand(['CLIENT', 'SETNAME', `spool-events:${key.replace(/[^\w:{}.-]/g, '_')}`]).catch(() => undefined);
+      client.sendCommand(['CLIENT', 'SETNAME', `spool-events:${this.key.replace(/[^\w:{}.-]/g, '_')}`]).catch(() => undefined);
     });
+    return client;
   }
 
   private async open(): Promise<RedisClientLike> {
-    if (!this.client.isOpen) this.opening ??= this.client.connect().finally(() => (this.opening = undefined));
+    const client = this.clientOf();
+    if (!client.isOpen) this.opening ??= client.connect().finally(() => (this.opening = undefined));
     if (this.opening) await this.opening;
-    return this.client;
+    return client;
   }
 
   /** Events after `after` (an entry id, or `X#k` inside a multi-job entry: see event-rows), one per job. */
@@ -99,6 +107,6 @@ export class RedisEventReader implements EventReader {
     if (this.closed) return;
     this.closed = true;
     // A blocked XREAD would hold a graceful close until it times out.
-    if (this.client.isOpen) this.client.destroy();
+    if (this.client?.isOpen) this.client.destroy();
   }
 }

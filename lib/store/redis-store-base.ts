@@ -182,7 +182,7 @@ export class RedisStoreBase implements AsyncDisposable {
   }
 
   openEvents(queue: string): EventReader {
-    return new RedisEventReader(this.call('openEvents').duplicate(), this.keysOf(queue).events);
+    return new RedisEventReader(() => this.call('openEvents').duplicate(), this.keysOf(queue).events);
   }
 
   listQueues(): Promise<string[]> {

@@ -1,6 +1,7 @@
 import type { JobState } from './store.js';
 import { ReplyShapeError } from './errors.js';
 import { JOB_STATES } from './store.js';
+import { describe } from '../common/validation.js';
 
 /**
  * What the client gives back: Lua tables become arrays, false becomes null
@@ -16,7 +17,7 @@ export function list(script: string, reply: RawReply): RawReply[] {
 
 export function int(script: string, reply: RawReply | undefined): number {
   const n = typeof reply === 'number' ? reply : Number(reply);
-  if (!Number.isFinite(n)) throw new ReplyShapeError(script, `expected a number, got ${String(reply)}`);
+  if (!Number.isFinite(n)) throw new ReplyShapeError(script, `expected a number, got ${describe(reply)}`);
   return n;
 }
 

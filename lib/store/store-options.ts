@@ -1,5 +1,6 @@
-import { InvalidArgumentError } from '../common/errors.js';
-import { assertKnownKeys, assertPlainObject, describe } from '../common/validation.js';
+import { InvalidArgumentError, UnknownOptionError } from '../common/errors.js';
+import { CONNECTION_HINTS } from '../common/option-hints.js';
+import { assertPlainObject, describe, unknownKeys } from '../common/validation.js';
 import type { SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import type { RedisConnection } from './command-connection.js';
@@ -92,9 +93,17 @@ export interface ResolvedStoreConfig {
  */
 export function resolveStoreConfig(first: unknown, second: unknown = {}): ResolvedStoreConfig {
   assertPlainObject(first, 'RedisStore connection');
+  const proto: unknown = Object.getPrototypeOf(first);
+  if (proto !== Object.prototype && proto !== null) {
+    // new RedisStore(client) or new RedisStore(otherStore): an instance where the connection object belongs.
+    throw new InvalidArgumentError('RedisStore connection', `must be an object { url }, { cluster } or { client }, got ${describe(first)}`, 'a node-redis client of your own goes in { client }');
+  }
   assertPlainObject(second, 'RedisStore options');
-  assertKnownKeys(first, [...CONNECTION_KEYS, ...STORE_OPTION_KEYS], 'RedisStore connection');
-  assertKnownKeys(second, STORE_OPTION_KEYS, 'RedisStore options');
+  const unknown = [
+    ...unknownKeys(first, [...CONNECTION_KEYS, ...STORE_OPTION_KEYS], 'RedisStore connection', CONNECTION_HINTS),
+    ...unknownKeys(second, STORE_OPTION_KEYS, 'RedisStore options', CONNECTION_HINTS),
+  ];
+  if (unknown.length > 0) throw new UnknownOptionError(unknown);
   for (const key of Object.keys(second)) {
     if (key in first && first[key] !== second[key]) {
       throw new InvalidArgumentError(`RedisStore options.${key}`, `is also given in the connection object, with another value`, `pass it once: new RedisStore({ url, ${key} })`);
@@ -116,7 +125,7 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
   }
   const prefix = merged.prefix ?? 'spool';
   if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
-    throw new InvalidArgumentError('RedisStore options.prefix', `"${String(prefix)}" is invalid`, `use ${PREFIX_RULE}`);
+    throw new InvalidArgumentError('RedisStore options.prefix', `${describe(prefix)} is invalid`, `use ${PREFIX_RULE}`);
   }
   if (merged.requireNoEviction !== undefined && typeof merged.requireNoEviction !== 'boolean') {
     throw new InvalidArgumentError('RedisStore options.requireNoEviction', `must be true or false, got ${describe(merged.requireNoEviction)}`);

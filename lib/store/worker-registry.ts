@@ -1,5 +1,6 @@
 import { parseJsonObject } from '../common/json-object.js';
 import { ReplyShapeError } from './errors.js';
+import { describe } from '../common/validation.js';
 
 /**
  * Which workers serve a queue: each running worker writes a heartbeat to its
@@ -55,7 +56,7 @@ export function decodeWorker(id: string, json: string): WorkerInfo | undefined {
  * most `staleMs` before now, oldest started first.
  */
 export function liveWorkers(reply: unknown, staleMs: number): WorkerInfo[] {
-  if (!Array.isArray(reply) || reply.length % 2 !== 1) throw new ReplyShapeError('worker-list', `expected {now, id, json, ...}, got ${JSON.stringify(reply)}`);
+  if (!Array.isArray(reply) || reply.length % 2 !== 1) throw new ReplyShapeError('worker-list', `expected {now, id, json, ...}, got ${describe(reply)}`);
   const now = Number(reply[0]);
   const out: WorkerInfo[] = [];
   for (let i = 1; i < reply.length; i += 2) {

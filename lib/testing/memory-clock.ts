@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../engine/errors.js';
 import type { Clock, ClockTimer } from '../store/clock.js';
+import { describe } from '../common/validation.js';
 
 interface Timer {
   readonly at: number;
@@ -43,7 +44,7 @@ export class MemoryClock implements Clock {
   private activity = 0;
 
   constructor(mode: ClockMode = 'real', start: number = Date.now()) {
-    if (mode !== 'real' && mode !== 'manual') throw new InvalidArgumentError('MemoryStore options.clock', `must be 'real' or 'manual', got ${String(mode)}`);
+    if (mode !== 'real' && mode !== 'manual') throw new InvalidArgumentError('MemoryStore options.clock', `must be 'real' or 'manual', got ${describe(mode)}`);
     this.mode = mode;
     this.base = mode === 'manual' ? start : 0;
   }
@@ -81,7 +82,7 @@ export class MemoryClock implements Clock {
    */
   async advance(ms: number): Promise<void> {
     if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-      throw new InvalidArgumentError('clock.advance(ms)', `must be a non-negative number of ms, got ${String(ms)}`);
+      throw new InvalidArgumentError('clock.advance(ms)', `must be a non-negative number of ms, got ${describe(ms)}`);
     }
     if (this.advancing) throw new InvalidArgumentError('clock.advance(ms)', 'was called while another advance() runs', 'await each advance() before the next');
     this.advancing = true;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { InvalidArgumentError } from '../engine/errors.js';
-import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
+import { assertKnownKeys, assertPlainObject, describe } from '../engine/options.js';
 import { StoreNotConnectedError } from '../store/errors.js';
 import type * as S from '../store/store.js';
 import { decodeFlowNode, decodeNewJob } from './memory-adapter.js';
@@ -64,7 +64,7 @@ export class MemoryStore implements S.Store {
     assertKnownKeys(options, ['clock'], 'MemoryStore options');
     const { clock } = options;
     if (clock !== undefined && !(clock instanceof MemoryClock) && clock !== 'real' && clock !== 'manual') {
-      throw new InvalidArgumentError('MemoryStore options.clock', `must be 'real', 'manual' or a MemoryClock, got ${String(clock)}`);
+      throw new InvalidArgumentError('MemoryStore options.clock', `must be 'real', 'manual' or a MemoryClock, got ${describe(clock)}`);
     }
     this.clock = clock instanceof MemoryClock ? clock : new MemoryClock(clock ?? 'real');
   }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../engine/errors.js';
 import { Job } from '../engine/job.js';
-import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
+import { assertKnownKeys, assertPlainObject, describe } from '../engine/options.js';
 import { SpoolConnections } from '../nest/connections.js';
 import { MODULE_OPTIONS_TOKEN } from '../nest/module-definition.js';
 import { DEFAULT_CONNECTION } from '../nest/tokens.js';
@@ -49,7 +49,7 @@ export class QueueTesting {
     assertPlainObject(options, 'QueueTesting options');
     assertKnownKeys(options, ['mode', 'clock', 'timeout'], 'QueueTesting options');
     if (options.mode !== undefined && options.mode !== 'auto' && options.mode !== 'manual') {
-      throw new InvalidArgumentError('QueueTesting options.mode', `must be 'auto' or 'manual', got ${String(options.mode)}`);
+      throw new InvalidArgumentError('QueueTesting options.mode', `must be 'auto' or 'manual', got ${describe(options.mode)}`);
     }
     this.mode = options.mode ?? 'auto';
     this.clock = new MemoryClock(clock ?? 'real');

@@ -208,8 +208,9 @@ describe('RedisStore on Redis Cluster', () => {
 
   it('gives the Nest module a cluster connection', async () => {
     const prefix = uniquePrefix('nest');
-    const connections = await SpoolConnections.open({ connection: { cluster: { rootNodes: cluster.rootNodes }, prefix, durability: 'async' } }, silentLogger);
+    const connections = SpoolConnections.create({ connection: { cluster: { rootNodes: cluster.rootNodes }, prefix, durability: 'async' } }, silentLogger, () => []);
     try {
+      await connections.connect();
       const store = connections.get();
       expect(store).toBeInstanceOf(RedisStore);
       const queue = new Queue('nestq', { store: store as RedisStore });

@@ -81,7 +81,7 @@ describe('installed into a fresh app', () => {
     });
   }, 600_000);
 
-  it('(c) plain Node scripts use spool/engine from ESM and CommonJS with no Nest package installed', () => {
+  it('(c) plain Node scripts use spool/engine from ESM and CommonJS with no Nest package installed; spool itself says what is missing', () => {
     const { dir } = timed('engine-only install', () => installApp('engine-only', work, tarball));
     expect(existsSync(join(dir, 'node_modules', 'spool', 'package.json'))).toBe(true);
     expect(existsSync(join(dir, 'node_modules', '@nestjs'))).toBe(false);
@@ -89,5 +89,9 @@ describe('installed into a fresh app', () => {
     const env = appEnv();
     expect(JSON.parse(run(process.execPath, ['main.mjs'], dir, env, 60_000).trim())).toEqual({ result: 'hello ada from esm' });
     expect(JSON.parse(run(process.execPath, ['main.cjs'], dir, env, 60_000).trim())).toEqual({ result: 'hello ada from commonjs' });
+    // The main entry without Nest: one sentence naming the peers and spool/engine, not Node's "Cannot find module".
+    const main = JSON.parse(run(process.execPath, ['-e', "try { require('spool') } catch (e) { console.log(JSON.stringify({ name: e.name, message: e.message })) }"], dir, env, 60_000).trim()) as { name: string; message: string };
+    expect(main.name).toBe('PeerMissingError');
+    expect(main.message).toMatch(/^spool needs the Nest peers @nestjs\/common, @nestjs\/core, reflect-metadata, rxjs, not installed: npm install .*'spool\/engine'/);
   }, 600_000);
 });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConsoleLogger, Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { CommandTimeoutError, getQueueToken, OnJob, Processor, Queue, QueueModule, RedisStore, SpoolBootstrapError, type ActiveJob } from '../../lib/index.js';
+import { CommandTimeoutError, getQueueToken, InjectQueue, OnJob, Processor, Queue, QueueModule, RedisStore, SpoolBootstrapError, type ActiveJob } from '../../lib/index.js';
 import { RedisServer } from '../helpers/redis-server.mjs';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -92,6 +92,33 @@ describe('Nest connection and engine store: one shape', () => {
     expect(() => QueueModule.registerQueue({ name: 'mail', defaultJobOption: {} } as never)).toThrow(
       'QueueModule.registerQueue() argument 1.defaultJobOption is not an option: did you mean "defaultJobOptions"?',
     );
+  });
+
+  it('names connections by name in tokens and messages, and refuses an inline connection object with a clear error', () => {
+    const inline = { url: 'redis://127.0.0.1:1' };
+    const expected =
+      "QueueModule.registerQueue() argument 1.connection must be the name of a connection of QueueModule.forRoot({ connections }), got an object with key url: a connection object is not accepted here: declare it once, QueueModule.forRoot({ connection, connections: { analytics: { url } } }), and pass its name ('analytics')";
+    let error: unknown;
+    try {
+      QueueModule.registerQueue({ name: 'test', connection: inline } as never);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(SpoolBootstrapError);
+    expect((error as Error).message).toBe(expected);
+    for (const attempt of [
+      () => getQueueToken('test', inline as never),
+      () => InjectQueue('test', inline as never),
+      () => Processor('test', { connection: inline as never }),
+      () => QueueModule.registerFlowProducer({ connection: inline as never }),
+    ]) {
+      expect(attempt).toThrow(/connection must be the name of a connection of QueueModule\.forRoot\(\{ connections \}\), got an object with key url/);
+    }
+    // Named connections keep their tokens; no provider of a registration is keyed by an object.
+    const module = QueueModule.registerQueue('plain', { name: 'test', connection: 'analytics' });
+    const tokens = (module.providers ?? []).map((p) => String((p as { provide: unknown }).provide));
+    expect(tokens).toEqual(expect.arrayContaining(['SpoolQueue:plain', 'SpoolQueue:analytics:test', 'SpoolQueueEvents:analytics:test', 'SpoolConnection:analytics']));
+    expect(tokens.filter((t) => t.includes('[object'))).toEqual([]);
   });
 
   it('gives the store its commandTimeoutMs: an add to a Redis that stopped answering (SIGSTOP) fails after it', async () => {

@@ -49,6 +49,9 @@ describe('QueueModule.forRoot({ notify: { nats } })', () => {
     expect(bad).toBeInstanceOf(SpoolBootstrapError);
     expect((bad as Error).message).toMatch(/notify\.nats\.kvBuckt.*did you mean "kvBucket"/);
     const down = { ...rootOptions(), notify: { nats: { servers: `nats://127.0.0.1:${await freePort()}`, connectTimeout: 1000 } } };
-    await expect(Test.createTestingModule({ imports: [QueueModule.forRoot(down)] }).compile()).rejects.toBeInstanceOf(NatsUnavailableError);
+    // Connections (and NATS) open at module init: compile() succeeds, init() refuses.
+    const app = await Test.createTestingModule({ imports: [QueueModule.forRoot(down)] }).compile();
+    await expect(app.init()).rejects.toBeInstanceOf(NatsUnavailableError);
+    await app.close();
   });
 });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConsoleLogger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { getQueueToken, QueueModule, RedisUnavailableError, type Queue } from '../../lib/index.js';
+import { getQueueToken, OnJob, Processor, QueueModule, RedisUnavailableError, type ActiveJob, type Queue } from '../../lib/index.js';
 import { freePort, RedisServer } from '../helpers/redis-server.mjs';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -15,6 +15,14 @@ class CapturingLogger extends ConsoleLogger {
   }
   override error(message: unknown): void {
     this.lines.push(`error: ${String(message)}`);
+  }
+}
+
+@Processor('late-work')
+class LateProcessor {
+  @OnJob('greet')
+  greet(job: ActiveJob<{ name: string }>): string {
+    return `hello ${job.data.name}`;
   }
 }
 
@@ -69,6 +77,61 @@ describe('Nest: Redis down at bootstrap', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a connection with processors waits by default (with its warnings), then runs them', async () => {
+    const port = await freePort();
+    const logger = new CapturingLogger();
+    let app: TestingModule | undefined;
+    const booting = (async () => {
+      app = await Test.createTestingModule({
+        imports: [QueueModule.forRoot({ connection: { url: `redis://127.0.0.1:${port}`, prefix: 'boot-worker' } }), QueueModule.registerQueue('late-work')],
+        providers: [LateProcessor],
+      })
+        .setLogger(logger)
+        .compile();
+      await app.init();
+    })();
+    let booted = false;
+    void booting.then(() => (booted = true), () => undefined);
+    await waitFor(() => logger.lines.some((l) => l.includes('still waiting for Redis')), { timeout: 10_000, interval: 50, message: 'a "still waiting" line' });
+    expect(booted).toBe(false);
+    expect(logger.lines).toContainEqual(expect.stringMatching(/^warn: connection "default": still waiting for Redis after \d+ s \(it runs processors; waitForRedis: false fails the bootstrap instead\)$/));
+    server = await RedisServer.start({ port });
+    await booting;
+    try {
+      const job = await app!.get<Queue>(getQueueToken('late-work')).add('greet', { name: 'ada' });
+      expect(await job.waitUntilFinished({ timeout: 10_000 })).toBe('hello ada');
+    } finally {
+      await app!.close();
+    }
+  }, 30_000);
+
+  it('waitForRedis: false fails a bootstrap with processors at once; a producer-only connection of the same app fails fast by default', async () => {
+    const port = await freePort();
+    const refusedAt = Date.now();
+    const refused = await (async () => {
+      const connection = { url: `redis://127.0.0.1:${port}`, waitForRedis: false };
+      const app = await Test.createTestingModule({ imports: [QueueModule.forRoot({ connection }), QueueModule.registerQueue('late-work')], providers: [LateProcessor] }).compile();
+      await app.init();
+      await app.close();
+    })().catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(RedisUnavailableError);
+    expect(Date.now() - refusedAt).toBeLessThan(5000);
+    // Processors on the default connection only: the named producer-only connection does not wait for its (absent) Redis.
+    server = await RedisServer.start();
+    const started = Date.now();
+    const error = await (async () => {
+      const app = await Test.createTestingModule({
+        imports: [QueueModule.forRoot({ connection: { url: server!.url, prefix: 'boot-mixed' }, connections: { audit: { url: `redis://127.0.0.1:${port}` } } }), QueueModule.registerQueue('late-work')],
+        providers: [LateProcessor],
+      }).compile();
+      await app.init();
+      await app.close();
+    })().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect((error as Error).message).toContain(`127.0.0.1:${port}`);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });

@@ -46,7 +46,7 @@ function appModule(role: 'api' | 'worker' | 'all', url: string, prefix: string):
   return {
     module: AppModule,
     imports: [
-      QueueModule.forRoot({ connection: { url, prefix, waitForRedis: role !== 'api' } }),
+      QueueModule.forRoot({ connection: { url, prefix } }),
       QueueModule.registerQueue('emails'),
     ],
     controllers: role === 'worker' ? [] : [SignupController, HealthController],
