@@ -122,7 +122,7 @@ else
       local what = m.st == 'cancelled' and 'was cancelled' or ('died (' .. m.why .. '): ' .. m.e)
       spool_dead_letter(Q, jobKey, pid, now, 'child-failed',
         'child ' .. m.id .. ' of queue ' .. m.q .. ' ' .. what, '', 'ChildFailedError')
-      spool_metric_dead(Q, now)
+      spool_metric_dead(Q, now, redis.call('HGET', jobKey, 'name'))
     end
   end
 end

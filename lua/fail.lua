@@ -35,7 +35,7 @@
 
 local Q = spool_queue()
 local jobKey, id, token = KEYS[18], ARGV[4], ARGV[5]
-local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'deadline', 'priority', 'lifo')
+local fields = redis.call('HMGET', jobKey, 'token', 'ft', 'cancel', 'state', 'deadline', 'priority', 'lifo', 'name')
 if not spool_holds(fields[1], token) then
   -- This token finished the attempt already (includes/finish: spent in place, or ft before that).
   if fields[1] == token .. SPOOL_SPENT or fields[2] == token then
@@ -59,7 +59,7 @@ local reason = ARGV[7]
 if delay >= 0 and deadline > 0 and now + delay > deadline then
   delay, reason = -1, 'deadline'
 end
-spool_metric_failed(Q, now, delay)
+spool_metric_failed(Q, now, delay, fields[8])
 if delay < 0 then
   spool_dead_letter(Q, jobKey, id, now, reason, ARGV[8], ARGV[9], ARGV[10])
   return {1, 'failed', 0}

@@ -4,6 +4,8 @@
   Due schedulers move on first (includes/schedulers): the missed policy is
   applied and each one's next tick is created as a delayed job, in the same
   call that promotes the current tick, so a tick has one job whoever promotes.
+  While the queue is paused or at maxWaiting, due ticks are held (delayed,
+  looked at again a second later) instead of piling up.
 
   KEYS[1..17] queue keys (includes/queue)
   KEYS[18] schedulers      schedulers by pending tick ms (zset)

@@ -35,7 +35,7 @@ local requeued = 0
 for i = 1, #expired do
   local id = expired[i]
   local jobKey = Q.jobPrefix .. id
-  local fields = redis.call('HMGET', jobKey, 'token', 'cancel', 'ws', 'state')
+  local fields = redis.call('HMGET', jobKey, 'token', 'cancel', 'ws', 'state', 'name')
   if not fields[4] then
     redis.call('ZREM', Q.active, id)
   else
@@ -63,7 +63,7 @@ for i = 1, #expired do
         state = 'waiting'
       end
     end
-    spool_metric_reaped(Q, now, state)
+    spool_metric_reaped(Q, now, state, fields[5])
     out[#out + 1] = id
     out[#out + 1] = state
   end

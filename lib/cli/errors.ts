@@ -1,3 +1,4 @@
+import { SpoolError } from '../common/errors.js';
 import { InvalidArgumentError } from '../engine/errors.js';
 
 /** Exit codes: 0 done, 1 the operation failed, 2 the command line was wrong. */
@@ -5,8 +6,8 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-/** A failure the CLI reports as one line on stderr, with its exit code. */
-export class CliError extends Error {
+/** A failure the CLI reports as one line on stderr, with its exit code; a SpoolError like every error Spool throws on purpose. */
+export class CliError extends SpoolError {
   constructor(message: string, readonly exitCode: number = EXIT_FAILED) {
     super(message);
   }

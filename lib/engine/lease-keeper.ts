@@ -21,7 +21,8 @@ export class LeaseKeeper {
   private timer: ClockTimer | undefined;
   private readonly clock: Clock;
   private lastRenewal: number;
-  private running = false;
+  /** The renewal under way: stop() waits for it. */
+  private underway: Promise<void> | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.clock = clockOf(options.store);
@@ -33,27 +34,30 @@ export class LeaseKeeper {
     if (this.timer === undefined) this.schedule();
   }
 
-  stop(): void {
+  /** No more renewals; resolves once the one under way has been answered. */
+  async stop(): Promise<void> {
     this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    await this.underway;
   }
 
   /** One timer re-armed after each tick (the clock may be a test's, which has no intervals). */
   private schedule(): void {
     this.timer = this.clock.setTimeout(() => {
       this.schedule();
-      void this.tick();
+      if (this.underway) return;
+      this.underway = this.tick().finally(() => {
+        this.underway = undefined;
+      });
     }, this.options.renewMs);
   }
 
   private async tick(): Promise<void> {
-    if (this.running) return;
     const leases = this.options.held();
     if (leases.length === 0) {
       this.lastRenewal = this.clock.now();
       return;
     }
-    this.running = true;
     const started = this.clock.now();
     try {
       const outcomes = await this.options.store.extend(this.options.queue, this.options.lockMs, leases);
@@ -61,8 +65,6 @@ export class LeaseKeeper {
       outcomes.forEach((outcome, i) => this.options.onOutcome(leases[i]!, outcome));
     } catch (err) {
       this.options.onError(err, this.clock.now() - this.lastRenewal);
-    } finally {
-      this.running = false;
     }
   }
 }

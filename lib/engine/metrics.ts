@@ -1,4 +1,4 @@
-import type { JobCounts, MetricsRecord, MinuteRecord, Store } from '../store/store.js';
+import type { JobCounts, MetricsRecord, MinuteCounts, MinuteRecord, Store } from '../store/store.js';
 
 /**
  * Upper bounds of the handler-duration buckets, in ms: bucket k counts the
@@ -16,10 +16,15 @@ export interface DurationStats {
   readonly p99Ms: number;
 }
 
-/** What happened in one minute, as the scripts counted it. */
-export interface MinuteMetrics {
-  /** Start of the minute (Redis clock), ms since the epoch. */
-  readonly at: number;
+/**
+ * Job names with counters of their own, per queue: the first names counted
+ * take a slot each, a name not counted for an hour gives its slot to a
+ * newcomer, and the rest are counted together (`otherNames`).
+ */
+export const METRIC_NAME_SLOTS = 20;
+
+/** What happened in one minute to some of a queue's jobs (all of them, or one job name's). */
+export interface CountedMetrics {
   readonly completed: number;
   /** Failed attempts: retried or dead-lettered. */
   readonly failed: number;
@@ -35,6 +40,16 @@ export interface MinuteMetrics {
   readonly durationBuckets: readonly number[];
   /** Sum of the measured handler durations, ms. */
   readonly durationSumMs: number;
+}
+
+/** What happened in one minute, as the scripts counted it: the queue's totals, and per job name. */
+export interface MinuteMetrics extends CountedMetrics {
+  /** Start of the minute (Redis clock), ms since the epoch. */
+  readonly at: number;
+  /** The job names with a slot of their own (at most METRIC_NAME_SLOTS), each with its share of the totals. */
+  readonly byName: ReadonlyMap<string, CountedMetrics>;
+  /** The jobs of every other name. */
+  readonly otherNames: CountedMetrics;
 }
 
 /** A queue's health: depth, age, lag, and the last hour minute by minute. */
@@ -75,6 +90,14 @@ export function toQueueMetrics(queue: string, record: MetricsRecord): QueueMetri
 function toMinute(m: MinuteRecord): MinuteMetrics {
   return {
     at: m.at,
+    ...toCounted(m),
+    byName: new Map([...m.byName].map(([name, counts]) => [name, toCounted(counts)])),
+    otherNames: toCounted(m.otherNames),
+  };
+}
+
+function toCounted(m: MinuteCounts): CountedMetrics {
+  return {
     completed: m.completed,
     failed: m.failed,
     deadLettered: m.deadLettered,
@@ -87,8 +110,18 @@ function toMinute(m: MinuteRecord): MinuteMetrics {
 }
 
 function sumMinutes(minutes: readonly MinuteRecord[]): Omit<MinuteMetrics, 'at'> {
+  const names = new Map<string, MinuteCounts[]>();
+  for (const m of minutes) for (const [name, counts] of m.byName) names.set(name, [...(names.get(name) ?? []), counts]);
+  return {
+    ...sumCounted(minutes),
+    byName: new Map([...names].map(([name, counts]) => [name, sumCounted(counts)])),
+    otherNames: sumCounted(minutes.map((m) => m.otherNames)),
+  };
+}
+
+function sumCounted(minutes: readonly MinuteCounts[]): CountedMetrics {
   const buckets = DURATION_BUCKET_BOUNDS_MS.map((_, k) => minutes.reduce((sum, m) => sum + (m.durations[k] ?? 0), 0));
-  const total = (pick: (m: MinuteRecord) => number): number => minutes.reduce((sum, m) => sum + pick(m), 0);
+  const total = (pick: (m: MinuteCounts) => number): number => minutes.reduce((sum, m) => sum + pick(m), 0);
   const durationSumMs = total((m) => m.durationSum);
   return {
     completed: total((m) => m.completed),

@@ -21,7 +21,8 @@ export class Promoter {
   private timer: ClockTimer | undefined;
   private dueAt = Infinity;
   private stopped = true;
-  private running = false;
+  /** The run under way (a promote and its refills): stop() waits for it, so nothing of the promoter outlives its worker. */
+  private underway: Promise<void> | undefined;
   private rerun = false;
 
   constructor(private readonly options: PromoterOptions) {}
@@ -31,11 +32,13 @@ export class Promoter {
     this.arm(0);
   }
 
-  stop(): void {
+  /** No more runs; resolves once the one under way has ended. */
+  async stop(): Promise<void> {
     this.stopped = true;
     clockOf(this.options.store).clearTimeout(this.timer);
     this.timer = undefined;
     this.dueAt = Infinity;
+    await this.underway;
   }
 
   /** A delayed job is due in `ms`: fire then, unless the timer is already set sooner. */
@@ -47,28 +50,31 @@ export class Promoter {
     if (this.timer && this.dueAt <= at) return;
     clock.clearTimeout(this.timer);
     this.dueAt = at;
-    this.timer = clock.setTimeout(() => void this.run(), sleep);
+    this.timer = clock.setTimeout(() => this.fire(), sleep);
   }
 
-  private async run(): Promise<void> {
+  private fire(): void {
     this.timer = undefined;
     this.dueAt = Infinity;
-    if (this.running) {
+    if (this.underway) {
       this.rerun = true;
       return;
     }
-    this.running = true;
+    this.underway = this.run().finally(() => {
+      this.underway = undefined;
+    });
+  }
+
+  private async run(): Promise<void> {
     let next = MAX_SLEEP;
     try {
       const { moved, nextDueIn, refill } = await this.options.store.promote(this.options.queue, LIMIT);
       if (moved === LIMIT) next = 0;
       else if (nextDueIn !== null) next = nextDueIn;
-      if (refill) await refillSchedulers(this.options.store, this.options.queue, refill);
+      if (refill) await refillSchedulers(this.options.store, this.options.queue, refill, () => this.stopped);
     } catch (err) {
       this.options.onError(err);
       next = 1000;
-    } finally {
-      this.running = false;
     }
     if (this.rerun) {
       this.rerun = false;

@@ -22,6 +22,8 @@ const LIMIT = 100;
 export class Reaper {
   private timer: ClockTimer | undefined;
   private stopped = true;
+  /** The round under way: stop() waits for it, so no call of the reaper outlives its worker. */
+  private underway: Promise<void> | undefined;
 
   constructor(private readonly options: ReaperOptions) {}
 
@@ -30,21 +32,27 @@ export class Reaper {
     this.schedule(0);
   }
 
-  stop(): void {
+  /** No more rounds; resolves once the one under way has ended (between its calls it stops early). */
+  async stop(): Promise<void> {
     this.stopped = true;
     clockOf(this.options.store).clearTimeout(this.timer);
     this.timer = undefined;
+    await this.underway;
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = clockOf(this.options.store).setTimeout(() => void this.run(), ms);
+    this.timer = clockOf(this.options.store).setTimeout(() => {
+      this.underway = this.run().finally(() => {
+        this.underway = undefined;
+      });
+    }, ms);
   }
 
   private async run(): Promise<void> {
     try {
       await this.reapExpired();
-      await this.housekeep();
+      if (!this.stopped) await this.housekeep();
     } catch (err) {
       this.options.onError(err);
     }

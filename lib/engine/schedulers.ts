@@ -94,11 +94,13 @@ export class Schedulers<Data = unknown> {
 /**
  * Computes more cron times for schedulers whose list runs low (the promote
  * script names them) and appends them; racing calls append each time once.
+ * `stopped`: the caller is closing; the rest are left to the next promote.
  */
-export async function refillSchedulers(store: Store, queue: string, ids: readonly string[]): Promise<void> {
+export async function refillSchedulers(store: Store, queue: string, ids: readonly string[], stopped: () => boolean = () => false): Promise<void> {
   const schedulers = store.schedulers;
   if (!schedulers) return;
   for (const id of ids) {
+    if (stopped()) return;
     const record = await schedulers.get(queue, id);
     if (!record) continue;
     const { repeat } = parseSpec(record.spec);

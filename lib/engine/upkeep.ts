@@ -120,16 +120,19 @@ export class Upkeep<Data, Result> {
     }, this.u.options.pollInterval);
   }
 
-  /** Closing, first step: no more polling, promotion or reaping (leases are still renewed). */
-  stopLooking(): void {
+  /**
+   * Closing, first step: no more polling, promotion or reaping (leases are
+   * still renewed). Resolves once the promote or reap round under way has
+   * ended: nothing the worker started calls the store after close().
+   */
+  async stopLooking(): Promise<void> {
     clearInterval(this.pollTimer);
-    this.promoter.stop();
-    this.reaper.stop();
+    await Promise.all([this.promoter.stop(), this.reaper.stop()]);
   }
 
   /** Closing, last steps: once no job is held. */
-  stopLeases(): void {
-    this.leaseKeeper.stop();
+  stopLeases(): Promise<void> {
+    return this.leaseKeeper.stop();
   }
 
   /** Closing: the worker leaves its queue's workers list (queue.getWorkers()). */

@@ -32,26 +32,34 @@ export class WorkerHeartbeat {
   private startedAt = 0;
   private started = false;
   private stopped = false;
+  /** The beats under way (a refresh may overlap a timed one): stop() waits for them, so the entry's removal comes after them. */
+  private readonly underway = new Set<Promise<void>>();
 
   constructor(private readonly o: HeartbeatOptions) {}
 
   start(): void {
     this.startedAt = clockOf(this.o.store).now();
     this.started = true;
-    void this.beat();
+    this.fire();
   }
 
   /** Beats now (the next one follows WORKER_BEAT_MS after it); nothing before start or after stop. */
   refresh(): void {
-    if (this.started && !this.stopped) void this.beat();
+    if (this.started && !this.stopped) this.fire();
   }
 
   /** No more heartbeats; the entry goes. */
   async stop(): Promise<void> {
     this.stopped = true;
     clockOf(this.o.store).clearTimeout(this.timer);
+    await Promise.all([...this.underway]);
     // A worker closing while Redis is away leaves an entry that reads leave out once stale (WORKER_STALE_MS).
     await this.o.store.forgetWorker(this.o.queue, this.o.workerId).catch(() => undefined);
+  }
+
+  private fire(): void {
+    const beat = this.beat().finally(() => this.underway.delete(beat));
+    this.underway.add(beat);
   }
 
   private async beat(): Promise<void> {
@@ -73,7 +81,7 @@ export class WorkerHeartbeat {
     if (this.stopped) return;
     // A refresh() beats between two timed beats: one timer chain either way.
     clockOf(this.o.store).clearTimeout(this.timer);
-    const timer = clockOf(this.o.store).setTimeout(() => void this.beat(), WORKER_BEAT_MS);
+    const timer = clockOf(this.o.store).setTimeout(() => this.fire(), WORKER_BEAT_MS);
     (timer as { unref?: () => void } | undefined)?.unref?.();
     this.timer = timer;
   }

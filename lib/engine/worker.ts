@@ -17,6 +17,7 @@ import { OutcomeWriter, type Outcome } from './outcome-writer.js';
 import { Prefetch } from './prefetch.js';
 import { closeWorker, handBack } from './worker-close.js';
 import { WorkerPause, type PauseOptions } from './worker-pause.js';
+import { CloseLedger, type WorkerCloseResult } from './close-ledger.js';
 import { runHandler } from './run-handler.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 import { storeFor } from './shards.js';
@@ -62,7 +63,9 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   /** Past the shutdown timeout: stop retrying writes. */
   private forced = false;
   private startup: Promise<void> | undefined;
-  private closing: Promise<void> | undefined;
+  private closing: Promise<WorkerCloseResult> | undefined;
+  /** Every outcome and hand-back write, so close() waits for each and says which landed. */
+  private readonly ledger = new CloseLedger();
 
   /** With options.batch: a batch handler, (jobs, batch) => one result per job. */
   constructor(queueName: string, handler: BatchHandler<Data, Result>, options: WorkerOptions & { readonly batch: BatchOptions });
@@ -174,9 +177,11 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   /**
    * Stops claiming, lets running jobs finish for up to `timeout` ms (default:
    * shutdownTimeout), then aborts the rest (job.signal, WorkerClosingError) and
-   * hands them back to waiting without counting the attempt. No job is left active.
+   * hands them back to waiting without counting the attempt. Resolves once
+   * every outcome write landed or was given up (retried until the timeout,
+   * then once more), saying which (WorkerCloseResult).
    */
-  close(options: { readonly timeout?: number } = {}): Promise<void> {
+  close(options: { readonly timeout?: number } = {}): Promise<WorkerCloseResult> {
     this.closing ??= this.shutdown(options.timeout ?? this.o.shutdownTimeout);
     return this.closing;
   }
@@ -245,8 +250,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     held.clearTimer();
     this.endRun(held);
     this.prefetch.ran(held.ranMs);
-    held.writing = this.outcomes.write(held, outcome).catch((err) => {
-      this.report(err, `recording the outcome of job ${held.job.id} failed`);
+    held.writing = this.ledger.track(held.job.id, 'outcome', this.outcomes.write(held, outcome), (err) => {
+      this.report(err, `recording the outcome of job ${held.job.id} failed${this.forced ? ' (given up: the worker is closing)' : ''}`);
       this.freeSlot(held);
     });
     return held.writing;
@@ -300,33 +305,22 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
   /** Shutdown or pause: abort the job and give it back to waiting, attempt not counted. */
   private handBack(held: HeldJob<Data, Result>): Promise<void> {
     const report = (err: unknown, context: string): void => this.report(err, context);
-    return handBack(held, { store: this.o.store, queueName: this.queueName, endRun: (h) => this.endRun(h), freeSlot: (h) => this.freeSlot(h, false), report });
+    return handBack(held, { store: this.o.store, queueName: this.queueName, ledger: this.ledger, endRun: (h) => this.endRun(h), freeSlot: (h) => this.freeSlot(h, false), report });
   }
 
-  private async shutdown(timeout: number): Promise<void> {
+  private async shutdown(timeout: number): Promise<WorkerCloseResult> {
     const started = this.state !== 'new';
     this.state = 'closing';
-    if (started) {
-      await closeWorker<Data, Result>(
-        {
-          id: this.id,
-          queueName: this.queueName,
-          logger: this.o.logger,
-          startup: this.startup,
-          claimer: this.claimer,
-          upkeep: this.upkeep,
-          slots: this.slots,
-          handBack: (held) => this.handBack(held),
-          force: () => (this.forced = true),
-          report: (err, context) => this.report(err, context),
-        },
-        timeout,
-      );
-    }
+    const { id, queueName, startup, claimer, upkeep, slots, ledger } = this;
+    const steps = { id, queueName, logger: this.o.logger, startup, claimer, upkeep, slots, ledger, report: (err: unknown, context: string) => this.report(err, context) };
+    const result = started
+      ? await closeWorker<Data, Result>({ ...steps, handBack: (held) => this.handBack(held), force: () => (this.forced = true) }, timeout)
+      : ledger.result(false);
     // Every job was written or handed back: sandboxes still running one (aborted, not yet stopped) go too.
     await this.handler.close().catch((err: unknown) => this.report(err, 'stopping the sandboxes failed'));
     this.state = 'closed';
     this.safeEmit('closed');
+    return result;
   }
 
   private report(err: unknown, context: string): void {

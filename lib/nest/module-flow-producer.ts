@@ -15,8 +15,9 @@ export class ModuleFlowProducer extends FlowProducer {
     connections: SpoolConnections,
     private readonly registry: QueueRegistry,
     private readonly connection: string,
+    tracing?: boolean,
   ) {
-    super({ store: connections.get(connection), queues: [], tracing: connections.options.tracing });
+    super({ store: connections.get(connection), queues: [], tracing: tracing ?? connections.options.tracing });
   }
 
   override add(flow: FlowJob): Promise<JobNode> {

@@ -13,6 +13,8 @@ export interface SpoolPrometheusModuleOptions {
   readonly prefix?: string;
   /** Whose queues are exported: a connection name of QueueModule.forRoot. Default: the default connection. */
   readonly connection?: string;
+  /** Label counters and the duration histogram by job name too (default true; see SpoolPrometheusOptions.nameLabel). */
+  readonly nameLabel?: boolean;
 }
 
 /** Takes the collector's metrics out of the registry when the app shuts down. */
@@ -38,7 +40,7 @@ export class SpoolPrometheusModule {
   static forRoot(options: SpoolPrometheusModuleOptions = {}): DynamicModule {
     const given: unknown = options;
     assertPlainObject(given, 'SpoolPrometheusModule.forRoot() options');
-    assertKnownKeys(given, ['registry', 'prefix', 'connection'], 'SpoolPrometheusModule.forRoot() options');
+    assertKnownKeys(given, ['registry', 'prefix', 'connection', 'nameLabel'], 'SpoolPrometheusModule.forRoot() options');
     const connection = options.connection ?? DEFAULT_CONNECTION;
     return {
       module: SpoolPrometheusModule,
@@ -46,7 +48,7 @@ export class SpoolPrometheusModule {
       providers: [
         {
           provide: SpoolPrometheus,
-          useFactory: (queues: QueueRegistry) => new SpoolPrometheus({ queues: () => queues.queues(connection), registry: options.registry, prefix: options.prefix }),
+          useFactory: (queues: QueueRegistry) => new SpoolPrometheus({ queues: () => queues.queues(connection), registry: options.registry, prefix: options.prefix, nameLabel: options.nameLabel }),
           inject: [QueueRegistry],
         },
         { provide: CollectorLifecycle, useFactory: (c: SpoolPrometheus) => new CollectorLifecycle(c), inject: [SpoolPrometheus] },

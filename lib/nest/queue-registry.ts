@@ -30,6 +30,8 @@ export interface QueueRegistration {
   readonly schedulers?: readonly QueueScheduler[];
   /** Remove, at bootstrap, the queue's schedulers that no registration or `@OnJob` declares. Default false. */
   readonly pruneSchedulers?: boolean;
+  /** With OpenTelemetry: producer spans and stored trace context for this queue's adds, over forRoot's `tracing`. */
+  readonly tracing?: boolean;
 }
 
 /** A scheduler declared with registerQueue(): the arguments of queue.upsertScheduler(id, repeat, job). */
@@ -50,6 +52,8 @@ export interface DeclaredSchedulers {
 interface Entry {
   readonly queue: Queue;
   readonly connection: string;
+  /** The tracing it was made with (a second registration must not say otherwise). */
+  readonly tracing: boolean;
   /** DTO per job name, with who declared it (for conflict messages). */
   readonly dtos: Map<string, { readonly dto: DtoClass; readonly from: string }>;
 }
@@ -85,6 +89,7 @@ export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
       const moduleDefaults = this.connections.options.defaultJobOptions;
       const defaults = moduleDefaults || registration.defaultJobOptions ? { ...moduleDefaults, ...registration.defaultJobOptions } : undefined;
       const dtos: Entry['dtos'] = new Map();
+      const tracing = registration.tracing ?? this.connections.options.tracing ?? true;
       let queue: Queue;
       try {
         queue = new Queue(registration.name, {
@@ -92,16 +97,18 @@ export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
           defaultJobOptions: defaults,
           maxPayloadBytes: registration.maxPayloadBytes,
           shards: registration.shards,
-          tracing: this.connections.options.tracing,
+          tracing,
           validate: (jobName, data) => this.validate(registration.name, dtos, jobName, data),
         });
       } catch (err) {
         throw asBootstrapError(err, at);
       }
-      entry = { queue, connection, dtos };
+      entry = { queue, connection, tracing, dtos };
       this.entries.set(key, entry);
     } else if (registration.shards !== undefined && registration.shards !== entry.queue.shards) {
       throw new SpoolBootstrapError(`${at}.shards`, `is ${registration.shards}, but queue "${registration.name}" is registered elsewhere with shards: ${entry.queue.shards}`, 'register it with the same shards everywhere');
+    } else if (registration.tracing !== undefined && registration.tracing !== entry.tracing) {
+      throw new SpoolBootstrapError(`${at}.tracing`, `is ${registration.tracing}, but queue "${registration.name}" is registered elsewhere with tracing: ${entry.tracing}`, 'register it with the same tracing everywhere');
     }
     const dtos = Object.entries(registration.jobs ?? {});
     for (const [jobName, dto] of dtos) this.addDto(registration.name, connection, jobName, dto, at);

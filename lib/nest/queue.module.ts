@@ -73,7 +73,7 @@ function withCore(definition: DynamicModule, connectionNames: readonly string[])
   };
 }
 
-const REGISTRATION_KEYS: readonly (keyof QueueRegistration)[] = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards'];
+const REGISTRATION_KEYS: readonly (keyof QueueRegistration)[] = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards', 'tracing'];
 
 function registration(item: unknown, at: string): QueueRegistration {
   if (typeof item === 'string') return { name: item };
@@ -81,8 +81,13 @@ function registration(item: unknown, at: string): QueueRegistration {
     throw new SpoolBootstrapError(at, `must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }, got ${describe(item)}`);
   }
   knownKeys(item, REGISTRATION_KEYS, at, REGISTER_QUEUE_HINTS);
+  checkTracing((item as { tracing?: unknown }).tracing, at);
   const connection = connectionName((item as { connection?: unknown }).connection, `${at}.connection`);
   return { ...(item as QueueRegistration), connection };
+}
+
+function checkTracing(tracing: unknown, at: string): void {
+  if (tracing !== undefined && typeof tracing !== 'boolean') throw new SpoolBootstrapError(`${at}.tracing`, `must be true or false, got ${JSON.stringify(tracing)}`);
 }
 
 /**
@@ -133,12 +138,18 @@ export class QueueModule extends ConfigurableModuleClass {
     };
   }
 
-  /** Provides a FlowProducer over every registered queue of the connection (inject with `@InjectFlowProducer()`). */
-  static registerFlowProducer(options: { readonly connection?: string } = {}): DynamicModule {
+  /**
+   * Provides a FlowProducer over every registered queue of the connection
+   * (inject with `@InjectFlowProducer()`). `tracing`: its producer spans and
+   * stored trace context, over forRoot's.
+   */
+  static registerFlowProducer(options: { readonly connection?: string; readonly tracing?: boolean } = {}): DynamicModule {
+    knownKeys(options, ['connection', 'tracing'], 'QueueModule.registerFlowProducer() options');
+    checkTracing(options.tracing, 'QueueModule.registerFlowProducer() options');
     const connection = connectionName(options.connection, 'QueueModule.registerFlowProducer() options.connection');
     const provider: Provider = {
       provide: getFlowProducerToken(connection),
-      useFactory: (c: SpoolConnections, r: QueueRegistry) => new ModuleFlowProducer(c, r, connection),
+      useFactory: (c: SpoolConnections, r: QueueRegistry) => new ModuleFlowProducer(c, r, connection, options.tracing),
       inject: [SpoolConnections, QueueRegistry],
     };
     return { module: QueueModule, providers: [provider], exports: [getFlowProducerToken(connection)] };

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import { InvalidArgumentError } from '../engine/errors.js';
-import { DURATION_BUCKET_BOUNDS_MS, type MinuteMetrics, type QueueMetrics } from '../engine/metrics.js';
+import { DURATION_BUCKET_BOUNDS_MS, type CountedMetrics, type MinuteMetrics, type QueueMetrics } from '../engine/metrics.js';
 import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
 
 /** What the collector reads: a Queue, or anything with a name and getMetrics(). */
@@ -17,9 +17,17 @@ export interface SpoolPrometheusOptions {
   readonly registry?: Registry;
   /** Start of every metric name. Default `spool_`. */
   readonly prefix?: string;
+  /**
+   * Label the counters and the duration histogram by job name too (`name`):
+   * at most METRIC_NAME_SLOTS (20) names per queue, the jobs of the other
+   * names under `name="other"`. Default true; false: by queue only.
+   */
+  readonly nameLabel?: boolean;
 }
 
-const OPTIONS = ['queues', 'registry', 'prefix'];
+const OPTIONS = ['queues', 'registry', 'prefix', 'nameLabel'];
+/** The `name` label of the jobs whose names have no counters of their own (lua/includes/metrics). */
+const OTHER_NAMES = 'other';
 const STATES = ['waiting', 'paused', 'delayed', 'active', 'completed', 'failed', 'cancelled', 'waiting-children'] as const;
 const COUNTERS = [
   ['completed', 'jobs_completed_total', 'Jobs completed'],
@@ -38,7 +46,8 @@ const BOUNDS_S = DURATION_BUCKET_BOUNDS_MS.filter(Number.isFinite).map((ms) => m
  * `<prefix>delayed_lag_seconds`; counters `<prefix>jobs_completed_total`,
  * `..._failed_total`, `..._dead_lettered_total`, `..._stalled_total`,
  * `..._retried_total`; histogram `<prefix>handler_duration_seconds`; all
- * labelled by queue. Every figure is read from Redis at scrape time
+ * labelled by queue, the counters and the histogram by job name too (at
+ * most 20 names a queue, then `other`). Every figure is read from Redis at scrape time
  * (queue.getMetrics(): a bounded number of commands), so it is the queue's,
  * whichever process serves it. Counters add what the per-minute counters
  * gained since the previous scrape (the first scrape starts with the last
@@ -53,6 +62,7 @@ export class SpoolPrometheus {
   private readonly sources: () => readonly MetricsSource[];
   private readonly totals = new Map<string, QueueTotals>();
   private readonly names: string[] = [];
+  private readonly byName: boolean;
   private scrape: Promise<QueueMetrics[]> | undefined;
 
   constructor(options: SpoolPrometheusOptions) {
@@ -66,6 +76,13 @@ export class SpoolPrometheus {
     if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) {
       throw new InvalidArgumentError('SpoolPrometheus options.prefix', `"${prefix}" cannot start a metric name`, 'use letters, digits, _ and :');
     }
+    if (options.nameLabel !== undefined && typeof options.nameLabel !== 'boolean') {
+      throw new InvalidArgumentError('SpoolPrometheus options.nameLabel', `must be true or false, got ${JSON.stringify(options.nameLabel)}`);
+    }
+    const byName = options.nameLabel ?? true;
+    this.byName = byName;
+    const labelsOf = (queue: string, name: string): Record<string, string> => (byName ? { queue, name } : { queue });
+    const seriesLabels = byName ? ['queue', 'name'] : ['queue'];
     this.sources = typeof queues === 'function' ? queues : () => queues;
     this.registry = options.registry ?? globalRegistry;
     const registers = [this.registry];
@@ -83,16 +100,16 @@ export class SpoolPrometheus {
     gauge('delayed_lag_seconds', 'How far past its run-at the earliest delayed job is', ['queue'], (g, m) => g.set({ queue: m.queue }, m.delayedLagMs / 1000));
     for (const [field, name, help] of COUNTERS) {
       this.names.push(prefix + name);
-      new Counter({ name: prefix + name, help, labelNames: ['queue'], registers, async collect() {
+      new Counter({ name: prefix + name, help, labelNames: seriesLabels, registers, async collect() {
         await self.read();
         this.reset();
-        for (const [queue, t] of self.totals) this.inc({ queue }, t.counts[field]);
+        for (const [queue, t] of self.totals) for (const [label, s] of t.series) this.inc(labelsOf(queue, label), s.counts[field]);
       } });
     }
     this.names.push(prefix + 'handler_duration_seconds');
-    new DurationHistogram(prefix + 'handler_duration_seconds', registers, async () => {
+    new DurationHistogram(prefix + 'handler_duration_seconds', registers, seriesLabels, async () => {
       await self.read();
-      return [...self.totals].map(([queue, t]) => ({ queue, buckets: t.buckets, sumMs: t.sumMs }));
+      return [...self.totals].flatMap(([queue, t]) => [...t.series].map(([label, s]) => ({ labels: labelsOf(queue, label), buckets: s.buckets, sumMs: s.sumMs })));
     });
   }
 
@@ -107,7 +124,7 @@ export class SpoolPrometheus {
       .then((all) => {
         for (const m of all) {
           let t = this.totals.get(m.queue);
-          if (!t) this.totals.set(m.queue, (t = new QueueTotals()));
+          if (!t) this.totals.set(m.queue, (t = new QueueTotals(this.byName)));
           t.update(m.minutes);
         }
         return all;
@@ -119,26 +136,75 @@ export class SpoolPrometheus {
   }
 }
 
-/** Running totals of one queue: what each minute bucket gained since it was last seen. */
-class QueueTotals {
+/** The running totals of one series: what each minute bucket gained since it was last seen. */
+class SeriesTotals {
   readonly counts: Record<CountedField, number> = { completed: 0, failed: 0, deadLettered: 0, stalled: 0, retried: 0 };
   readonly buckets: number[] = DURATION_BUCKET_BOUNDS_MS.map(() => 0);
   sumMs = 0;
-  private seen = new Map<number, MinuteMetrics>();
+
+  add(now: CountedMetrics, then: CountedMetrics | undefined): void {
+    // NOTE: a minute that went down was rewritten from zero (its key was deleted): all it holds is new.
+    const gained = (n: number, before: number | undefined): number => (before === undefined || n < before ? n : n - before);
+    for (const [field] of COUNTERS) this.counts[field] += gained(now[field], then?.[field]);
+    now.durationBuckets.forEach((n, k) => (this.buckets[k]! += gained(n, then?.durationBuckets[k])));
+    this.sumMs += gained(now.durationSumMs, then?.durationSumMs);
+  }
+}
+
+/**
+ * A queue's series: one (label '') without the name label, else one per job
+ * name with counters of its own and one for the other names ('other'; a job
+ * actually named "other" shares it). A name no minute of the last hour
+ * counts any more has its series dropped, so their number stays bounded
+ * however names come and go.
+ */
+class QueueTotals {
+  readonly series = new Map<string, SeriesTotals>();
+  private seen = new Map<number, ReadonlyMap<string, CountedMetrics>>();
+
+  constructor(private readonly byName: boolean) {}
 
   update(minutes: readonly MinuteMetrics[]): void {
-    const next = new Map<number, MinuteMetrics>();
+    const next = new Map<number, ReadonlyMap<string, CountedMetrics>>();
+    const live = new Set<string>();
     for (const minute of minutes) {
+      const parts = this.byName ? splitByName(minute) : new Map([['', minute]]);
       const before = this.seen.get(minute.at);
-      // NOTE: a minute that went down was rewritten from zero (its key was deleted): all it holds is new.
-      const gained = (now: number, then: number | undefined): number => (then === undefined || now < then ? now : now - then);
-      for (const [field] of COUNTERS) this.counts[field] += gained(minute[field], before?.[field]);
-      minute.durationBuckets.forEach((n, k) => (this.buckets[k]! += gained(n, before?.durationBuckets[k])));
-      this.sumMs += gained(minute.durationSumMs, before?.durationSumMs);
-      next.set(minute.at, minute);
+      for (const [label, counted] of parts) {
+        live.add(label);
+        let s = this.series.get(label);
+        if (!s) this.series.set(label, (s = new SeriesTotals()));
+        s.add(counted, before?.get(label));
+      }
+      next.set(minute.at, parts);
     }
     this.seen = next;
+    for (const label of this.series.keys()) if (!live.has(label)) this.series.delete(label);
   }
+}
+
+/** A minute's counts per `name` label: the names with counters of their own, and the others (when they counted anything). */
+function splitByName(minute: MinuteMetrics): Map<string, CountedMetrics> {
+  const parts = new Map<string, CountedMetrics>(minute.byName);
+  const other = minute.otherNames;
+  if (other.completed + other.failed + other.deadLettered + other.retried + other.stalled > 0) {
+    const named = parts.get(OTHER_NAMES);
+    parts.set(OTHER_NAMES, named ? addCounted(named, other) : other);
+  }
+  return parts;
+}
+
+function addCounted(a: CountedMetrics, b: CountedMetrics): CountedMetrics {
+  return {
+    completed: a.completed + b.completed,
+    failed: a.failed + b.failed,
+    deadLettered: a.deadLettered + b.deadLettered,
+    retried: a.retried + b.retried,
+    stalled: a.stalled + b.stalled,
+    duration: null,
+    durationBuckets: a.durationBuckets.map((n, k) => n + (b.durationBuckets[k] ?? 0)),
+    durationSumMs: a.durationSumMs + b.durationSumMs,
+  };
 }
 
 interface HistogramExport {
@@ -150,7 +216,7 @@ interface HistogramExport {
 }
 
 interface HistogramData {
-  readonly queue: string;
+  readonly labels: Readonly<Record<string, string>>;
   readonly buckets: readonly number[];
   readonly sumMs: number;
 }
@@ -162,8 +228,8 @@ interface HistogramData {
 class DurationHistogram extends Histogram<string> {
   private static readonly HELP = 'Handler run time of completed jobs';
 
-  constructor(private readonly metricName: string, registers: Registry[], private readonly load: () => Promise<HistogramData[]>) {
-    super({ name: metricName, help: DurationHistogram.HELP, labelNames: ['queue'], buckets: BOUNDS_S, registers });
+  constructor(private readonly metricName: string, registers: Registry[], labelNames: string[], private readonly load: () => Promise<HistogramData[]>) {
+    super({ name: metricName, help: DurationHistogram.HELP, labelNames, buckets: BOUNDS_S, registers });
   }
 
   /**
@@ -174,14 +240,14 @@ class DurationHistogram extends Histogram<string> {
     const name = this.metricName;
     const values: HistogramExport['values'] = [];
     const sharedLabels = {};
-    for (const { queue, buckets, sumMs } of await this.load()) {
+    for (const { labels, buckets, sumMs } of await this.load()) {
       let cumulative = 0;
       buckets.forEach((n, k) => {
         cumulative += n;
-        values.push({ metricName: `${name}_bucket`, labels: { queue, le: k < BOUNDS_S.length ? BOUNDS_S[k]! : '+Inf' }, sharedLabels, value: cumulative });
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: k < BOUNDS_S.length ? BOUNDS_S[k]! : '+Inf' }, sharedLabels, value: cumulative });
       });
-      values.push({ metricName: `${name}_sum`, labels: { queue }, sharedLabels, value: sumMs / 1000 });
-      values.push({ metricName: `${name}_count`, labels: { queue }, sharedLabels, value: cumulative });
+      values.push({ metricName: `${name}_sum`, labels: { ...labels }, sharedLabels, value: sumMs / 1000 });
+      values.push({ metricName: `${name}_count`, labels: { ...labels }, sharedLabels, value: cumulative });
     }
     return { name, help: DurationHistogram.HELP, type: 'histogram', values, aggregator: 'sum' };
   }

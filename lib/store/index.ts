@@ -44,6 +44,7 @@ export type {
   StreamInfo,
   EventReader,
   MetricsRecord,
+  MinuteCounts,
   MinuteRecord,
   ImportedJob,
   ImportOutcome,

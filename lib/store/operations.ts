@@ -1,10 +1,8 @@
 // What the operations API reads from a store: metrics, pages of an index, bulk moves, the event stream.
 import type { JobState, JobRecord, JobCounts } from './store.js';
 
-/** One minute of a queue's counters, as the scripts wrote them (lua/includes/metrics). */
-export interface MinuteRecord {
-  /** Start of the minute, ms since the epoch. */
-  readonly at: number;
+/** What one minute counted for some of a queue's jobs: all of them, one job name's, or the other names'. */
+export interface MinuteCounts {
   readonly completed: number;
   /** Failed attempts (retried or dead-lettered). */
   readonly failed: number;
@@ -15,6 +13,16 @@ export interface MinuteRecord {
   readonly durationSum: number;
   /** Completed jobs per duration bucket: index k counts handlers that ran at most 2^k ms (the last one: longer). */
   readonly durations: readonly number[];
+}
+
+/** One minute of a queue's counters, as the scripts wrote them (lua/includes/metrics): the totals, and per job name. */
+export interface MinuteRecord extends MinuteCounts {
+  /** Start of the minute, ms since the epoch. */
+  readonly at: number;
+  /** The job names that hold one of the queue's metric slots (at most 20), each with its share of the totals. */
+  readonly byName: ReadonlyMap<string, MinuteCounts>;
+  /** The jobs of every other name (and counts from before names were counted). */
+  readonly otherNames: MinuteCounts;
 }
 
 /** What getMetrics reads from the store in one call. */

@@ -32,6 +32,8 @@ export class OutageLog {
   private readonly failures = new Map<string, { n: number; queues: Set<string> }>();
   private failedInOutage = 0;
   private probe: NodeJS.Timeout | undefined;
+  /** The store disconnected: a client's late error or a call failing after it starts no outage (and no probe). */
+  private closed = false;
 
   constructor(
     private readonly logger: SpoolLogger,
@@ -47,7 +49,7 @@ export class OutageLog {
 
   /** The connection dropped (or a call found it down). Logs once per outage. */
   lost(cause: string): void {
-    if (this.downSince !== undefined) return;
+    if (this.downSince !== undefined || this.closed) return;
     this.downSince = Date.now();
     this.downAt = performance.now();
     this.lastSummary = this.downSince;
@@ -60,6 +62,7 @@ export class OutageLog {
 
   /** A call failed because Redis is unreachable: counted into the next summary. */
   failed(what: string, err: unknown, queue?: string): void {
+    if (this.closed) return;
     if (this.downSince === undefined) this.lost(`${what}${queue === undefined ? '' : ` (queue "${queue}")`}: ${err instanceof Error ? err.message : String(err)}`);
     const entry = this.failures.get(what) ?? { n: 0, queues: new Set<string>() };
     entry.n += 1;
@@ -79,8 +82,9 @@ export class OutageLog {
     this.probe = undefined;
   }
 
-  /** Stops the probe (the store is closing). */
+  /** Stops the probe for good (the store is closing). */
   close(): void {
+    this.closed = true;
     clearInterval(this.probe);
     this.probe = undefined;
     this.downSince = undefined;

@@ -1,4 +1,4 @@
-import type { JobCounts, MetricsRecord, MinuteRecord, QueueLimits } from './store.js';
+import type { JobCounts, MetricsRecord, MinuteCounts, MinuteRecord, QueueLimits } from './store.js';
 
 /** One logical queue's counts: the sum of its shards'. */
 export function sumCounts(all: readonly JobCounts[]): JobCounts {
@@ -14,22 +14,35 @@ function earliest(values: readonly (number | null)[]): number | null {
   return known.length === 0 ? null : Math.min(...known);
 }
 
-/** Minutes are aligned on the clock (every shard's list ends at the current minute), so shard i's minute k is minute k. */
+function sumMinuteCounts(same: readonly MinuteCounts[]): MinuteCounts {
+  const sum = (field: 'completed' | 'failed' | 'deadLettered' | 'retried' | 'stalled' | 'durationSum'): number => same.reduce((n, m) => n + m[field], 0);
+  const buckets = Math.max(0, ...same.map((m) => m.durations.length));
+  return {
+    completed: sum('completed'),
+    failed: sum('failed'),
+    deadLettered: sum('deadLettered'),
+    retried: sum('retried'),
+    stalled: sum('stalled'),
+    durationSum: sum('durationSum'),
+    durations: Array.from({ length: buckets }, (_, k) => same.reduce((n, m) => n + (m.durations[k] ?? 0), 0)),
+  };
+}
+
+/**
+ * Minutes are aligned on the clock (every shard's list ends at the current minute), so shard i's minute k is minute k.
+ * Each shard gives its own job names their slots: a name is the sum of the shards where it has one, the others' the rest.
+ */
 function sumMinutes(lists: readonly (readonly MinuteRecord[])[]): MinuteRecord[] {
   const longest = lists.reduce((a, b) => (b.length > a.length ? b : a), [] as readonly MinuteRecord[]);
   return longest.map((minute) => {
     const same = lists.map((list) => list.find((m) => m.at === minute.at)).filter((m): m is MinuteRecord => m !== undefined);
-    const sum = (field: 'completed' | 'failed' | 'deadLettered' | 'retried' | 'stalled' | 'durationSum'): number => same.reduce((n, m) => n + m[field], 0);
-    const buckets = Math.max(...same.map((m) => m.durations.length));
+    const names = new Map<string, MinuteCounts[]>();
+    for (const m of same) for (const [name, counts] of m.byName) names.set(name, [...(names.get(name) ?? []), counts]);
     return {
       at: minute.at,
-      completed: sum('completed'),
-      failed: sum('failed'),
-      deadLettered: sum('deadLettered'),
-      retried: sum('retried'),
-      stalled: sum('stalled'),
-      durationSum: sum('durationSum'),
-      durations: Array.from({ length: buckets }, (_, k) => same.reduce((n, m) => n + (m.durations[k] ?? 0), 0)),
+      ...sumMinuteCounts(same),
+      byName: new Map([...names].map(([name, counts]) => [name, sumMinuteCounts(counts)])),
+      otherNames: sumMinuteCounts(same.map((m) => m.otherNames)),
     };
   });
 }

@@ -142,7 +142,7 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
       skipped.push(popped);
     } else if (job.deadline > 0 && now > job.deadline) {
       deadLetter(ctx, job, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError');
-      metricDead(ctx);
+      metricDead(ctx, job.name);
     } else {
       const room = req.room?.get(job.name);
       if (room !== undefined) req.room!.set(job.name, room - 1);

@@ -125,7 +125,7 @@ function childDone(ctx: Ctx, m: Notice): MemJob['state'] | 'removed' | null {
         ctx.q.waitingChildren.delete(parent.id);
         const what = m.st === 'cancelled' ? 'was cancelled' : `died (${m.why}): ${m.e}`;
         deadLetter(ctx, parent, 'child-failed', `child ${m.id} of queue ${m.q} ${what}`, '', 'ChildFailedError');
-        metricDead(ctx);
+        metricDead(ctx, parent.name);
       }
     }
   }

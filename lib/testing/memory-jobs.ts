@@ -154,7 +154,7 @@ export function completeJob(ctx: Ctx, lease: Lease, result: string, durationMs: 
   }
   emit(ctx, 'completed', { jobId: job.id, size: Buffer.byteLength(result) });
   finish(ctx, job, ctx.q.completed, 'completed', job.rc);
-  metricCompleted(ctx, durationMs);
+  metricCompleted(ctx, durationMs, job.name);
   return { status: 'completed' };
 }
 
@@ -174,7 +174,7 @@ export function failJob(ctx: Ctx, lease: Lease, f: Failure): FailOutcome {
   let delay = f.retryDelay;
   let reason = f.reason;
   if (delay >= 0 && job.deadline > 0 && now + delay > job.deadline) [delay, reason] = [-1, 'deadline'];
-  metricFailed(ctx, delay);
+  metricFailed(ctx, delay, job.name);
   if (delay < 0) {
     deadLetter(ctx, job, reason, f.message, f.stack, f.code);
     return { status: 'moved', state: 'failed', runAt: 0 };
@@ -285,7 +285,7 @@ export function reapExpired(ctx: Ctx, maxStalled: number, limit: number): ReapOu
       if (place(ctx, job, job.ws ?? waitScore(q, job.priority, job.lifo))) requeued += 1;
       out.push({ id, state: 'waiting' });
     }
-    metricReaped(ctx, out[out.length - 1]!.state);
+    metricReaped(ctx, out[out.length - 1]!.state, job.name);
   }
   wake(ctx, requeued);
   return out;

@@ -1,3 +1,4 @@
+import { minuteOfFields } from '../store/metrics-reply.js';
 import type { JobCounts, MetricsRecord, MinuteRecord } from '../store/store.js';
 import type { Ctx } from './memory-moves.js';
 import type { MemQueue } from './memory-state.js';
@@ -11,6 +12,8 @@ import type { MemQueue } from './memory-state.js';
 const MINUTE = 60_000;
 /** h0..h20: at most 2^k ms; h21: longer. */
 const DURATION_TOP = 21;
+/** SPOOL_METRIC_NAMES: job names with counters of their own. */
+const METRIC_NAMES = 20;
 /** Redis expires a minute 62 minutes after its first write; older ones are never read. */
 const KEEP_MINUTES = 62;
 /** Wait scores (includes/place): one priority band spans 2^33, FIFO scores start 2^32 into it, LIFO ones below. */
@@ -28,6 +31,21 @@ function count(ctx: Ctx, field: string, by = 1): void {
   m.set(field, (m.get(field) ?? 0) + by);
 }
 
+/** spool_metric_suffix: ':<name>' while the name holds (or takes) a slot, '' for the other names. */
+function suffix(ctx: Ctx, name: string): string {
+  const slots = ctx.q.metricNames;
+  const minute = Math.floor(ctx.now / MINUTE);
+  const seen = slots.get(name);
+  if (seen === undefined && slots.size >= METRIC_NAMES) {
+    let oldest: [string, number] | undefined;
+    for (const entry of slots) if (!oldest || entry[1] < oldest[1] || (entry[1] === oldest[1] && entry[0] < oldest[0])) oldest = entry;
+    if (oldest![1] > minute - 60) return '';
+    slots.delete(oldest![0]);
+  }
+  if (seen === undefined || seen < minute) slots.set(name, minute);
+  return `:${name}`;
+}
+
 /** spool_duration_bucket: the smallest k with ms <= 2^k, capped. */
 export function durationBucket(ms: number): number {
   let k = 0;
@@ -36,32 +54,35 @@ export function durationBucket(ms: number): number {
 }
 
 /** spool_metric_completed: undefined or negative duration: not measured. */
-export function metricCompleted(ctx: Ctx, duration: number | undefined): void {
+export function metricCompleted(ctx: Ctx, duration: number | undefined, name: string): void {
+  const s = suffix(ctx, name);
   if (duration !== undefined && Number.isFinite(duration) && duration >= 0) {
     const ms = Math.ceil(duration);
-    count(ctx, `h${durationBucket(ms)}`);
-    count(ctx, 'ms', ms);
+    count(ctx, `h${durationBucket(ms)}${s}`);
+    if (ms > 0) count(ctx, `ms${s}`, ms);
   } else {
-    count(ctx, 'hn');
+    count(ctx, `hn${s}`);
   }
 }
 
 /** spool_metric_failed: a failed attempt, retried (delay >= 0) or dead. */
-export function metricFailed(ctx: Ctx, delay: number): void {
-  count(ctx, 'f');
-  count(ctx, delay < 0 ? 'd' : 'r');
+export function metricFailed(ctx: Ctx, delay: number, name: string): void {
+  const s = suffix(ctx, name);
+  count(ctx, `f${s}`);
+  count(ctx, `${delay < 0 ? 'd' : 'r'}${s}`);
 }
 
 /** spool_metric_reaped */
-export function metricReaped(ctx: Ctx, state: string): void {
+export function metricReaped(ctx: Ctx, state: string, name: string): void {
   if (state === 'cancelled') return;
-  count(ctx, 's');
-  if (state === 'failed') count(ctx, 'd');
+  const s = suffix(ctx, name);
+  count(ctx, `s${s}`);
+  if (state === 'failed') count(ctx, `d${s}`);
 }
 
 /** spool_metric_dead: dead-lettered outside fail and reap. */
-export function metricDead(ctx: Ctx): void {
-  count(ctx, 'd');
+export function metricDead(ctx: Ctx, name: string): void {
+  count(ctx, `d${suffix(ctx, name)}`);
 }
 
 /** metrics.lua: the oldest ready job among the first of each line, the earliest delayed job, the last 60 minutes. */
@@ -98,16 +119,5 @@ export function metricsOf(q: MemQueue, now: number, counts: JobCounts): MetricsR
 }
 
 function minuteOf(at: number, h: Map<string, number> | undefined): MinuteRecord {
-  const n = (field: string): number => h?.get(field) ?? 0;
-  const durations = Array.from({ length: DURATION_TOP + 1 }, (_, k) => n(`h${k}`));
-  return {
-    at,
-    completed: durations.reduce((a, b) => a + b, n('hn')),
-    failed: n('f'),
-    deadLettered: n('d'),
-    retried: n('r'),
-    stalled: n('s'),
-    durationSum: n('ms'),
-    durations,
-  };
+  return minuteOfFields(at, h ?? []);
 }

@@ -2,7 +2,7 @@ import type { MissedPolicy, SchedulerRecord, SchedulerStore, SchedulerWrite } fr
 import type { NewJob } from '../store/store.js';
 import { decodeNewJob } from './memory-adapter.js';
 import { newJob } from './memory-jobs.js';
-import { announceDelayed, dropJob, place, waitScore, type Ctx } from './memory-moves.js';
+import { announceDelayed, dropJob, parkedCount, place, waitingCount, waitScore, type Ctx } from './memory-moves.js';
 import type { MemQueue } from './memory-state.js';
 
 /**
@@ -20,6 +20,8 @@ const REFILL_BELOW = 25;
 const KEEP = 100;
 /** A cron scheduler out of times is due again after this long, to ask again. */
 const STARVED_RETRY = 60_000;
+/** A tick held back (queue paused or full) is looked at again after this long. */
+const HOLD_RETRY = 1000;
 
 export interface MemScheduler {
   readonly spec: string;
@@ -101,15 +103,35 @@ function arm(ctx: Ctx, sid: string, h: MemScheduler): [next: number | null, low:
   return [next, h.kind === 'cron' && listed < REFILL_BELOW];
 }
 
-/** spool_sched_advance (promote's part): due schedulers apply their missed policy and arm their next tick. Returns the claimable jobs placed and the ids to refill. */
+/** spool_sched_room: tick jobs the queue takes now (none while paused; maxWaiting less what waits). */
+function room(q: MemQueue): number {
+  if (q.paused) return 0;
+  return q.mw === undefined ? Infinity : q.mw - waitingCount(q) - parkedCount(q);
+}
+
+/** spool_sched_hold: the pending tick stays delayed (rescored, runAt kept); the scheduler is due again in HOLD_RETRY. */
+function hold(ctx: Ctx, sid: string, t0: number): void {
+  const at = ctx.now + HOLD_RETRY;
+  ctx.q.schedIndex.add(sid, at);
+  const id = `${sid}:${t0}`;
+  if (ctx.q.delayed.score(id) !== undefined) ctx.q.delayed.add(id, at);
+}
+
+/** spool_sched_advance (promote's part): due schedulers apply their missed policy and arm their next tick, or are held while the queue has no room. Returns the claimable jobs placed and the ids to refill. */
 export function advanceSchedulers(ctx: Ctx): [claimable: number, refill: string[]] {
   const { q, now } = ctx;
   let claimable = 0;
   const refill: string[] = [];
-  for (const sid of q.schedIndex.upTo(now, 100)) {
+  const due = q.schedIndex.upTo(now, 100);
+  let free = due.length > 0 ? room(q) : 0;
+  for (const sid of due) {
     const h = q.schedulers.get(sid);
     if (!h) {
       q.schedIndex.delete(sid);
+      continue;
+    }
+    if (h.next !== null && free <= 0) {
+      hold(ctx, sid, h.next);
       continue;
     }
     const t0 = h.next;
@@ -132,15 +154,16 @@ export function advanceSchedulers(ctx: Ctx): [claimable: number, refill: string[
         h.skipped += total + 1;
       } else {
         h.count += 1;
+        free -= 1;
         let [last, lastAt, ran] = [`${sid}:${t0}`, t0, 0];
         if (h.missed === 'all' && fell.length > 0) {
           // t0 goes first, so the catch-up runs in tick order.
           if (q.delayed.delete(`${sid}:${t0}`) && placeTick(ctx, `${sid}:${t0}`)) claimable += 1;
           for (const t of fell) {
-            if (h.limit > 0 && h.count >= h.limit) break;
+            if ((h.limit > 0 && h.count >= h.limit) || free <= 0) break;
             const id = tickJob(ctx, sid, h, t);
             if (id !== undefined && placeTick(ctx, id)) claimable += 1;
-            [h.count, ran, last, lastAt] = [h.count + 1, ran + 1, `${sid}:${t}`, t];
+            [h.count, ran, last, lastAt, free] = [h.count + 1, ran + 1, `${sid}:${t}`, t, free - 1];
           }
         }
         h.skipped += total - ran;

@@ -129,6 +129,8 @@ export interface MemQueue {
   ev?: number;
   /** Per-minute counters (lua/includes/metrics): minute number -> field -> count. */
   readonly metrics: Map<number, Map<string, number>>;
+  /** Job names holding a metric slot (lua/includes/metrics): name -> the last minute it was counted in. */
+  readonly metricNames: Map<string, number>;
   /** Schedulers by id, and their ids scored by pending tick (lua/includes/schedulers). */
   readonly schedulers: Map<string, MemScheduler>;
   readonly schedIndex: SortedSet;
@@ -141,6 +143,7 @@ export function newQueue(name: string, stream: MemStream): MemQueue {
     name,
     stream,
     metrics: new Map(),
+    metricNames: new Map(),
     schedulers: new Map(),
     schedIndex: new SortedSet(),
     jobs: new Map(),

@@ -131,7 +131,7 @@ local function spool_claim_one(Q, C, J, id, score, pick, out)
   deadline = tonumber(deadline) or 0
   if deadline > 0 and J.now > deadline then
     spool_dead_letter(Q, jobKey, id, J.now, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError')
-    spool_metric_dead(Q, J.now)
+    spool_metric_dead(Q, J.now, name)
     return
   end
   if room and room[name] then

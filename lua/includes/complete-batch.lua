@@ -22,12 +22,12 @@ local SPOOL_COMPLETED_FIELDS = { 'jobId', 'size' }
 -- repeat the same few values, and each conversion (tonumber, tostring, a
 -- JSON number) is a strtod or a printf inside Redis.
 local function spool_complete_state(now)
-  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, ms = 0, events = {}, nowS = tostring(now),
-    durations = {}, sizes = {}, dropSpec = {} }
+  return { done = {}, kept = {}, specs = {}, specOrder = {}, removed = {}, buckets = {}, ms = {}, events = {}, nowS = tostring(now),
+    durations = {}, sizes = {}, dropSpec = {}, suffixes = {} }
 end
 
--- One job's duration (the string the worker sent) into the batch's metric counters (see includes/metrics).
-local function spool_complete_metric(B, duration)
+-- One job's duration (the string the worker sent) into the batch's metric counters of its name (see includes/metrics).
+local function spool_complete_metric(Q, B, duration, name, now)
   local d = B.durations[duration]
   if not d then
     local ms = tonumber(duration)
@@ -39,8 +39,14 @@ local function spool_complete_metric(B, duration)
     end
     B.durations[duration] = d
   end
-  B.buckets[d[1]] = (B.buckets[d[1]] or 0) + 1
-  B.ms = B.ms + d[2]
+  local suffix = B.suffixes[name or '']
+  if not suffix then
+    suffix = spool_metric_suffix(Q, name, now)
+    B.suffixes[name or ''] = suffix
+  end
+  local field = d[1] .. suffix
+  B.buckets[field] = (B.buckets[field] or 0) + 1
+  B.ms[suffix] = (B.ms[suffix] or 0) + d[2]
 end
 
 -- removeOnComplete: true ("0,...") drops the job at once.
@@ -63,13 +69,13 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   local mark = string.byte(token, -1)
   if mark == SPOOL_PLAIN_BYTE then
     -- A plain job (includes/finish): the fields only finishing reads were absent at its claim.
-    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'w')
-    f[6], f[3] = f[3], nil
+    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'w', 'name')
+    f[6], f[9], f[3], f[4] = f[3], f[4], nil, nil
   elseif mark == SPOOL_PLAIN_RC_BYTE then
-    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'w', 'rc')
-    f[6], f[7], f[3], f[4] = f[3], f[4], nil, nil
+    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'w', 'rc', 'name')
+    f[6], f[7], f[9], f[3], f[4], f[5] = f[3], f[4], f[5], nil, nil, nil
   else
-    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'group', 'dk', 'pq', 'w', 'rc', 'id')
+    f = redis.call('HMGET', jobKey, 'token', 'cancel', 'group', 'dk', 'pq', 'w', 'rc', 'id', 'name')
   end
   if f[1] ~= token or mark == SPOOL_SPENT_BYTE then
     -- Not (or no longer) its lease: this token finished the job already (a retried call), or lost it.
@@ -106,7 +112,7 @@ local function spool_complete_one(Q, B, jobKey, id, token, result, duration, now
   if w then
     spool_announce(Q, 'done', Q.name .. '\n' .. id .. '\ncompleted')
   end
-  spool_complete_metric(B, duration)
+  spool_complete_metric(Q, B, duration, f[9], now)
   if dropped then
     -- removeOnComplete: true: the job goes at once and never enters the completed index.
     B.removed[#B.removed + 1] = id
@@ -138,8 +144,10 @@ local function spool_complete_flush(Q, B, now)
   for field, n in pairs(B.buckets) do
     spool_metric_add(key, field, n)
   end
-  if B.ms > 0 then
-    redis.call('HINCRBY', key, 'ms', B.ms)
+  for suffix, ms in pairs(B.ms) do
+    if ms > 0 then
+      redis.call('HINCRBY', key, 'ms' .. suffix, ms)
+    end
   end
   for i = 1, #B.specOrder do
     spool_trim(Q, Q.completed, B.specOrder[i], now)

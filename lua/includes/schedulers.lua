@@ -13,7 +13,8 @@
              comma separated). JS computes them: Lua cannot evaluate a cron
              pattern in a time zone. scheduler-refill appends more.
     end      no tick after this ms (0 = none); limit: at most this many tick jobs run (0 = none)
-    missed   skip | once | all: ticks that fell while nothing promoted
+    missed   skip | once | all: ticks that fell while nothing promoted, or
+             while the queue held them back (paused, or at maxWaiting)
     tpl      JSON array of the job hash fields every tick job starts from
     count    ticks run so far; skipped: ticks dropped by the missed policy
     next     pending tick ms ('' = none); last, lastAt: id and time of the last tick that ran
@@ -31,6 +32,41 @@ local SPOOL_SCHED_REFILL_BELOW = 25
 local SPOOL_SCHED_KEEP = 100
 -- A scheduler out of cron times is due again after this long, to ask again.
 local SPOOL_SCHED_STARVED_RETRY = 60000
+-- A tick held back (queue paused or full) is looked at again after this long.
+local SPOOL_SCHED_HOLD_RETRY = 1000
+
+--[[
+  How many more tick jobs the queue takes now: none while it is paused,
+  maxWaiting less the jobs waiting (parked ones by a paused name included,
+  as add.lua counts them), unbounded without maxWaiting. Ticks are not
+  refused like an add: they wait for room (spool_sched_hold).
+]]
+local function spool_sched_room(Q)
+  local m = redis.call('HMGET', Q.meta, 'paused', 'mw', 'pw', 'gw')
+  if m[1] then
+    return 0
+  end
+  local limit = tonumber(m[2])
+  if not limit then
+    return math.huge
+  end
+  local waiting = redis.call('ZCARD', Q.wait) + redis.call('LLEN', Q.fifo) + (tonumber(m[4]) or 0)
+  return limit - waiting - (tonumber(m[3]) or 0)
+end
+
+--[[
+  A due tick the queue has no room for: it stays the pending tick, delayed
+  (its job rescored, its runAt kept) and the scheduler is due again in
+  SPOOL_SCHED_HOLD_RETRY, so a paused queue piles up nothing. When there is
+  room again, the ticks that fell meanwhile are missed ones and the missed
+  policy applies, as after a stop of every worker.
+]]
+local function spool_sched_hold(Q, index, sid, t0, now)
+  local at = now + SPOOL_SCHED_HOLD_RETRY
+  redis.call('ZADD', index, at, sid)
+  -- XX: only while the tick's job is still delayed (not promoted by hand).
+  redis.call('ZADD', Q.delayed, 'XX', at, sid .. ':' .. spool_int(t0))
+end
 
 local function spool_sched_times(ts)
   local out = {}
@@ -136,18 +172,24 @@ end
   promote's part: every scheduler whose pending tick is due moves on. The
   ticks that fell after the pending one (t0) up to now are missed: 'skip'
   drops them and t0 too, 'once' lets t0 run for all of them, 'all' also runs
-  each missed tick (at most SPOOL_SCHED_CATCH_UP) as a waiting job. t0's job
-  itself is promoted by promote's own loop. Then the next tick is armed.
+  each missed tick (at most SPOOL_SCHED_CATCH_UP, and no more than the
+  queue's room under maxWaiting: the rest count as skipped) as a waiting
+  job. t0's job itself is promoted by promote's own loop. Then the next tick
+  is armed. While the queue has no room (paused, or maxWaiting reached) a
+  due scheduler is held instead (spool_sched_hold).
   Returns the number of claimable jobs placed and the ids whose cron list runs low.
 ]]
 local function spool_sched_advance(Q, index, prefix, now)
   local due = redis.call('ZRANGE', index, '-inf', now, 'BYSCORE', 'LIMIT', 0, 100)
   local claimable, refill = 0, {}
+  local room = #due > 0 and spool_sched_room(Q) or 0
   for _, sid in ipairs(due) do
     local key = prefix .. sid
     local h = spool_sched_read(key)
     if not h then
       redis.call('ZREM', index, sid)
+    elseif h.next and room <= 0 then
+      spool_sched_hold(Q, index, sid, h.next, now)
     else
       local t0 = h.next
       if t0 then
@@ -179,6 +221,7 @@ local function spool_sched_advance(Q, index, prefix, now)
           h.skipped = h.skipped + total + 1
         else
           h.count = h.count + 1
+          room = room - 1
           local last, lastAt = sid .. ':' .. spool_int(t0), t0
           local ran = 0
           if h.missed == 'all' and #fell > 0 then
@@ -192,7 +235,7 @@ local function spool_sched_advance(Q, index, prefix, now)
               end
             end
             for _, t in ipairs(fell) do
-              if h.limit > 0 and h.count >= h.limit then
+              if (h.limit > 0 and h.count >= h.limit) or room <= 0 then
                 break
               end
               local id, jobKey = spool_sched_job(Q, sid, h.tpl, t, now)
@@ -202,7 +245,7 @@ local function spool_sched_advance(Q, index, prefix, now)
                   claimable = claimable + 1
                 end
               end
-              h.count, ran, last, lastAt = h.count + 1, ran + 1, sid .. ':' .. spool_int(t), t
+              h.count, ran, last, lastAt, room = h.count + 1, ran + 1, sid .. ':' .. spool_int(t), t, room - 1
             end
           end
           h.skipped = h.skipped + total - ran

@@ -38,11 +38,13 @@ describe('README Operating Spool', () => {
     const now = m.minutes[m.minutes.length - 1]!; // 60 minutes, oldest first; the last one is the current minute
     console.log(now.completed, now.failed, now.deadLettered, now.retried, now.stalled, now.duration?.p99Ms);
     console.log(m.lastHour.completed, m.lastHour.duration?.p50Ms); // the 60 minutes together
+    console.log(m.lastHour.byName.get('welcome')?.completed, m.lastHour.otherNames.completed); // per job name (20 names a queue at most; the rest together)
 
     expect(m.counts.completed).toBe(1);
     expect(m.oldestWaitingMs).toBe(0);
     expect(logged[1]![0]).toBe(1);
     expect(typeof logged[1]![1]).toBe('number');
+    expect(logged[2]).toEqual([1, 0]);
   });
 
   it('Metrics: the Nest module and the controller serve GET /metrics', async () => {

@@ -162,6 +162,31 @@ export function opsCases(env: ContractEnv): void {
       expect(m.oldestWaitingMs).toBeGreaterThanOrEqual(0);
       expect(m.oldestWaitingMs).toBeLessThan(60_000);
       expect(m.delayedLagMs).toBe(0);
+      // The same figures per job name: every name here holds one of the queue's slots.
+      const byName = m.lastHour.byName;
+      expect(byName.get('j0')).toMatchObject({ completed: 1, failed: 0, durationSumMs: 100 });
+      expect(byName.get('j0')!.durationBuckets[7]).toBe(1);
+      expect(byName.get('j3')).toMatchObject({ completed: 0, failed: 1, deadLettered: 1 });
+      expect(byName.get(stuck!.name)).toMatchObject({ stalled: 1, deadLettered: 1 });
+      expect(byName.get('j2')).toMatchObject({ failed: 1, retried: 1 });
+      expect(m.lastHour.otherNames).toMatchObject({ completed: 0, failed: 0, deadLettered: 0, stalled: 0 });
+    });
+
+    it('metrics per job name: the first 20 names count on their own, the jobs of the others together', async () => {
+      const q = queue('metric-names');
+      const s = env.store();
+      const names = Array.from({ length: 23 }, (_, i) => `n${String(i).padStart(2, '0')}`);
+      // One at a time, so the names take their slots in this order.
+      for (const name of names) {
+        await q.add(name, {});
+        const [job] = (await s.claim('metric-names', { count: 1, workerId: 'w', lockMs: 10_000 })).jobs;
+        await s.complete('metric-names', { id: job!.id, token: job!.token! }, '1', FETCH, 3);
+      }
+      const { lastHour } = await q.getMetrics();
+      expect(lastHour.completed).toBe(23);
+      expect([...lastHour.byName.keys()].sort()).toEqual(names.slice(0, 20));
+      expect(lastHour.byName.get('n00')).toMatchObject({ completed: 1, durationSumMs: 3 });
+      expect(lastHour.otherNames).toMatchObject({ completed: 3, durationSumMs: 9 });
     });
   });
 }

@@ -85,6 +85,46 @@ export function schedulerCases(env: ContractEnv): void {
       expect((await q.getScheduler('a'))!.skipped).toBe(0);
     });
 
+    it("a paused queue holds its ticks: one pending tick, none piled up; on resume the missed policy ('once') runs it once for all", async () => {
+      const q = queue('held');
+      await q.pause();
+      const ran: string[] = [];
+      worker('held', async (job: Job) => void ran.push(job.id));
+      const { next: t0 } = await q.upsertScheduler('h', { every: 50 }, { name: 'tick' });
+      // Ten ticks fall while paused: the worker's promoter looks at the scheduler all along.
+      await waitFor(() => Date.now() > t0! + 10 * 50, { message: 'ten ticks to fall while paused' });
+      await waitFor(async () => ((await q.getScheduler('h'))?.skipped ?? 0) === 0 && (await q.getCounts()).delayed === 1, { message: 'the tick to stay pending' });
+      const counts = await q.getCounts();
+      expect({ waiting: counts.waiting, paused: counts.paused, delayed: counts.delayed }).toEqual({ waiting: 0, paused: 0, delayed: 1 });
+      expect(await q.getJob(`h:${t0}`)).toMatchObject({ state: 'delayed', runAt: t0 });
+      expect(ran).toEqual([]);
+
+      await q.resume();
+      await waitFor(() => ran.includes(`h:${t0}`), { message: 'the held tick to run after resume' });
+      const info = (await q.getScheduler('h'))!;
+      expect(info.skipped).toBeGreaterThanOrEqual(10);
+      for (let k = 1; k <= 10; k++) expect(await q.getJob(`h:${t0! + k * 50}`)).toBeNull();
+      expect(ran.filter((id) => tickOf(id) <= t0! + 10 * 50)).toEqual([`h:${t0}`]);
+    });
+
+    it("maxWaiting holds ticks too: no more than the limit wait, and a catch-up ('all') stops at the limit", async () => {
+      const q = queue('full');
+      await q.configure({ maxWaiting: 3 });
+      // The name is paused: its tick jobs wait (parked) and count against maxWaiting, while the worker promotes.
+      await q.pause({ names: ['tick'] });
+      worker('full', async () => undefined);
+      const { next: t0 } = await q.upsertScheduler('f', { every: 40, missed: 'all' }, { name: 'tick' });
+      await waitFor(async () => (await q.getCounts()).paused === 3, { message: 'three ticks to wait' });
+      await waitFor(() => Date.now() > t0! + 15 * 40, { message: 'more ticks to fall than fit' });
+      const counts = await q.getCounts();
+      expect({ paused: counts.paused, delayed: counts.delayed }).toEqual({ paused: 3, delayed: 1 });
+      // The catch-up when room comes back is bounded by the room: the rest count as skipped.
+      await q.configure({ maxWaiting: 5 });
+      await waitFor(async () => ((await q.getScheduler('f'))?.skipped ?? 0) > 0, { message: 'the catch-up to run' });
+      expect((await q.getCounts()).paused).toBeLessThanOrEqual(5);
+      await q.resume({ names: ['tick'] });
+    });
+
     it('ends after `limit` ticks', async () => {
       const q = queue('limit');
       const ran: string[] = [];

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CliError, EXIT_FAILED, EXIT_USAGE, UsageError } from '../../lib/cli/errors.js';
 import { SpoolError } from '../../lib/common/errors.js';
 import { ReplyShapeError, StoreError, StoreNotConnectedError } from '../../lib/store/errors.js';
 import { ScriptIncludeError } from '../../lib/store/script-loader.js';
@@ -63,5 +64,19 @@ describe('layers', () => {
     expect(new UnsupportedServerError('old').name).toBe('UnsupportedServerError');
     expect(new ScriptIncludeError('missing', ['a', 'b'])).toBeInstanceOf(SpoolError);
     expect(new ScriptIncludeError('missing', ['a', 'b']).name).toBe('ScriptIncludeError');
+    expect(new CliError('cancelled: nothing was changed')).toBeInstanceOf(SpoolError);
+    expect(new CliError('x')).toMatchObject({ name: 'CliError', message: 'x', exitCode: EXIT_FAILED });
+    expect(new UsageError('x')).toBeInstanceOf(SpoolError);
+    expect(new UsageError('x')).toMatchObject({ name: 'UsageError', exitCode: EXIT_USAGE });
+  });
+
+  it('has no error class outside SpoolError: only SpoolError itself extends Error', () => {
+    const roots: string[] = [];
+    for (const file of files(LIB)) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/class (\w+)(?:<[^>]*>)? extends (?:Error|TypeError|RangeError)\b/g)) {
+        roots.push(`${relative(LIB, file)}: ${match[1]}`);
+      }
+    }
+    expect(roots).toEqual(['common/errors.ts: SpoolError']);
   });
 });
