@@ -107,6 +107,23 @@ describe('entry points of the built package', () => {
     expect(JSON.parse(run.stdout)).toEqual([true, true, 'function']);
   });
 
+  it('spool and spool/engine never load pg; spool/postgres loads it only when a PostgresStore connects, the same objects by import and require', () => {
+    const loads = (entry: string): string[] => JSON.parse(runNode(['-e', `${REQUESTED} require('${entry}'); console.log(JSON.stringify([...seen]));`]).stdout) as string[];
+    for (const entry of ['spool', 'spool/engine', 'spool/postgres']) expect(loads(entry).filter((n) => n === 'pg' || n.startsWith('pg-'))).toEqual([]);
+    const script = `${REQUESTED}
+      const required = require('spool/postgres');
+      import('spool/postgres').then(async (imported) => {
+        const same = imported.PostgresStore === required.PostgresStore;
+        const store = new required.PostgresStore({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+        const error = await store.connect().then(() => 'connected', (e) => e.name);
+        await store.disconnect();
+        console.log(JSON.stringify([same, seen.has('pg'), error]));
+      });`;
+    const run = runNode(['-e', script]);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([true, true, 'PostgresUnavailableError']);
+  });
+
   it('an error thrown by the CommonJS build is instanceof the class imported through ESM', () => {
     const script = `
       const { Queue } = require('spool');

@@ -1,0 +1,60 @@
+import { PeerMissingError } from '../common/errors.js';
+import { StoreError } from '../store/errors.js';
+
+/** `pg` (node-postgres) is an optional peer: PostgresStore needs it installed. */
+export class PostgresPeerMissingError extends PeerMissingError {
+  constructor(cause: unknown) {
+    super(['pg'], 'PostgresStore needs the optional peer "pg" (node-postgres): npm install pg', { cause });
+  }
+}
+
+/**
+ * The database holds a Spool schema of a newer version than this Spool
+ * knows: an older process must not write to it. Nothing was changed; upgrade
+ * this process (or point it at another schema).
+ */
+export class PostgresSchemaTooNewError extends StoreError {
+  constructor(readonly schema: string, readonly found: number, readonly known: number) {
+    super(`PostgreSQL schema "${schema}" is at version ${found}, newer than this Spool knows (${known}): upgrade spool in this app, or use another schema`, true);
+  }
+}
+
+/**
+ * The schema is missing or older than this Spool and the store was opened
+ * without `migrate: true`: run the migrations first (`migrate: true` on
+ * one process, or `spool migrate`).
+ */
+export class PostgresSchemaMissingError extends StoreError {
+  constructor(readonly schema: string, readonly found: number, readonly known: number) {
+    super(
+      `PostgreSQL schema "${schema}" is at version ${found}, this Spool needs ${known}: open the store with { migrate: true } (or run "spool migrate --postgres-url ...") first`,
+      true,
+    );
+  }
+}
+
+/** A PostgresStore call failed in the database (an error other than an unreachable server). */
+export class PostgresCallError extends StoreError {
+  constructor(readonly fn: string, cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(`PostgreSQL call ${fn} failed: ${message}`, true, { cause });
+  }
+}
+
+/**
+ * The PostgreSQL server cannot be reached (down, refusing connections, or the
+ * connection dropped): not permanent, a worker waits it out.
+ */
+export class PostgresUnavailableError extends StoreError {
+  constructor(what: string, cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(`${what}: PostgreSQL is unreachable: ${message}; check that it runs and the connection string is right`, false, { cause });
+  }
+}
+
+/** A feature this store does not have (yet): nothing was written. */
+export class PostgresUnsupportedError extends StoreError {
+  constructor(what: string) {
+    super(`${what} is not supported by PostgresStore yet`, true);
+  }
+}

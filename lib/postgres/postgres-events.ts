@@ -1,0 +1,57 @@
+import type { EventReader, StoredEvent, StreamInfo } from '../store/store.js';
+import type { Queryable } from './migrate.js';
+
+/** Event ids are "<ms>-<seq>" (the Redis stream id shape QueueEvents accepts); seq is the events table's serial. */
+function seqOf(id: string): number {
+  const [, seq = '0'] = id.split('#')[0]!.split('-');
+  return Number(seq) || 0;
+}
+
+/** Field values as Redis streams hold them: strings. */
+function fieldsOf(raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (raw && typeof raw === 'object') for (const [k, v] of Object.entries(raw)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
+}
+
+/**
+ * Reads one queue's event rows. A read with nothing new polls every 100 ms
+ * until `blockMs` passes (the pool serves the queries: no connection is held
+ * between polls); close() ends a pending read at its next poll.
+ */
+export class PostgresEventReader implements EventReader {
+  private closed = false;
+
+  constructor(private readonly db: () => Queryable, private readonly schema: string, private readonly queue: string) {}
+
+  async read(after: string, count: number, blockMs: number): Promise<StoredEvent[]> {
+    const until = Date.now() + blockMs;
+    for (;;) {
+      const { rows } = await this.db().query(`SELECT seq, ms, fields FROM ${this.schema}.events WHERE queue = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
+        this.queue,
+        seqOf(after),
+        count,
+      ]);
+      if (rows.length > 0 || this.closed || Date.now() >= until) {
+        return rows.map((r) => ({ id: `${String(r.ms)}-${String(r.seq)}`, fields: fieldsOf(r.fields) }));
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(1, until - Date.now()))).unref?.());
+    }
+  }
+
+  async info(): Promise<StreamInfo | null> {
+    const { rows } = await this.db().query(
+      `SELECT (SELECT ms || '-' || seq FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq LIMIT 1) AS first,
+              (SELECT ms || '-' || seq FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq DESC LIMIT 1) AS last,
+              (SELECT count(*) FROM ${this.schema}.events WHERE queue = $1) AS length`,
+      [this.queue],
+    );
+    const r = rows[0];
+    if (!r || r.last === null) return null;
+    return { first: r.first === null ? null : String(r.first), last: String(r.last), length: Number(r.length), added: Number(r.length) };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

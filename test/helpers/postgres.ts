@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { PostgresStore } from '../../lib/postgres/index.js';
+import { PostgresServer } from './postgres-server.mjs';
+
+/**
+ * One private PostgreSQL server for the test file that calls this at its top
+ * level: started before its tests, stopped (by pid) and removed after them.
+ * The returned function gives the server once started.
+ */
+export function usePostgresServer(): () => PostgresServer {
+  let server: PostgresServer | undefined;
+  beforeAll(async () => {
+    server = await PostgresServer.start();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.dispose();
+  });
+  return () => {
+    if (!server) throw new Error('the PostgreSQL server of this file is not started (usePostgresServer runs in beforeAll)');
+    return server;
+  };
+}
+
+/** A schema name no other test uses: each test gets its own tables and functions. */
+export function uniqueSchema(label = 't'): string {
+  return `${label}_${randomBytes(5).toString('hex')}`;
+}
+
+/** A connected PostgresStore on its own fresh schema of the file's server (migrated on connect). */
+export async function testPostgresStore(server: PostgresServer, schema = uniqueSchema()): Promise<PostgresStore> {
+  const store = new PostgresStore({ connectionString: server.url(), schema, migrate: true, poolSize: 5 });
+  await store.connect();
+  return store;
+}
