@@ -43,12 +43,13 @@ export class PostgresEventReader implements EventReader {
     const { rows } = await this.db().query(
       `SELECT (SELECT ms || '-' || seq FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq LIMIT 1) AS first,
               (SELECT ms || '-' || seq FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq DESC LIMIT 1) AS last,
-              (SELECT count(*) FROM ${this.schema}.events WHERE queue = $1) AS length`,
+              (SELECT count(*) FROM ${this.schema}.events WHERE queue = $1) AS length,
+              (SELECT ev_trimmed FROM ${this.schema}.queues WHERE name = $1) AS trimmed`,
       [this.queue],
     );
     const r = rows[0];
     if (!r || r.last === null) return null;
-    return { first: r.first === null ? null : String(r.first), last: String(r.last), length: Number(r.length), added: Number(r.length) };
+    return { first: r.first === null ? null : String(r.first), last: String(r.last), length: Number(r.length), added: Number(r.length) + Number(r.trimmed ?? 0) };
   }
 
   async close(): Promise<void> {

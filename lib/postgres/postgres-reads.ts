@@ -183,11 +183,12 @@ export async function page(db: Queryable, s: string, queue: string, query: PageQ
   if (query.after) where.push(`(${col}, id) ${cmp} (${arg(query.after.score)}, ${arg(query.after.id)})`);
   if (query.min !== undefined) where.push(`${col} >= ${arg(query.min)}`);
   if (query.max !== undefined) where.push(`${col} <= ${arg(query.max)}`);
-  const filters: string[] = [];
+  // The dead letters by name / reason are indexes of their own on Redis (includes/dead): their members, not a filter, count against the budget.
   if ('failedBy' in query.index) {
-    if (query.index.failedBy.name !== undefined) filters.push(`name = ${arg(query.index.failedBy.name)}`);
-    if (query.index.failedBy.reason !== undefined) filters.push(`reason = ${arg(query.index.failedBy.reason)}`);
+    if (query.index.failedBy.name !== undefined) where.push(`name = ${arg(query.index.failedBy.name)}`);
+    if (query.index.failedBy.reason !== undefined) where.push(`coalesce(reason, '') = ${arg(query.index.failedBy.reason)}`);
   }
+  const filters: string[] = [];
   if (query.name !== undefined) filters.push(`name = ${arg(query.name)}`);
   if (query.errorContains !== undefined) filters.push(`strpos(lower(coalesce(err_message, '')), lower(${arg(query.errorContains)})) > 0`);
   const scanned = await db.query(

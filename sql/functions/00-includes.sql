@@ -35,10 +35,26 @@ CREATE OR REPLACE FUNCTION @schema@.announce_done(p_queue text, p_id text, p_sta
 $$;
 
 -- includes/events: one entry of the queue's event stream (off when the queue's `ev` is 0).
+-- A queue with a length set trims on write (as XADD MAXLEN does); the default length is trimmed by promote().
 CREATE OR REPLACE FUNCTION @schema@.emit(p_queue text, p_event text, p_fields jsonb DEFAULT '{}') RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  len integer;
 BEGIN
-  IF EXISTS (SELECT 1 FROM @schema@.queues WHERE name = p_queue AND ev = 0) THEN RETURN; END IF;
+  SELECT ev INTO len FROM @schema@.queues WHERE name = p_queue;
+  IF len = 0 THEN RETURN; END IF;
   INSERT INTO @schema@.events (queue, ms, fields) VALUES (p_queue, @schema@.now_ms(), jsonb_build_object('event', p_event) || p_fields);
+  IF len IS NOT NULL THEN PERFORM @schema@.trim_events(p_queue, len); END IF;
+END $$;
+
+-- Keeps the newest p_len events of the queue, counting what it drops (StreamInfo.added = trimmed + retained).
+CREATE OR REPLACE FUNCTION @schema@.trim_events(p_queue text, p_len integer) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  n integer;
+BEGIN
+  DELETE FROM @schema@.events WHERE queue = p_queue AND seq <= (
+    SELECT seq FROM @schema@.events WHERE queue = p_queue ORDER BY seq DESC OFFSET p_len LIMIT 1);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  IF n > 0 THEN UPDATE @schema@.queues SET ev_trimmed = ev_trimmed + n WHERE name = p_queue; END IF;
 END $$;
 
 -- The queue's row, created on first use.

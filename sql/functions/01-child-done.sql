@@ -7,7 +7,7 @@ CREATE OR REPLACE FUNCTION @schema@.child_done(c @schema@.jobs, p_now bigint) RE
 DECLARE
   p @schema@.jobs;
   pol text := coalesce(c.parent_policy, 'fail');
-  failure jsonb;
+  fail_rec jsonb;
   what text;
 BEGIN
   SELECT * INTO p FROM @schema@.jobs WHERE queue = c.parent_queue AND id = c.parent_id FOR UPDATE;
@@ -16,11 +16,15 @@ BEGIN
     UPDATE @schema@.deps SET status = 'completed', result = c.result, failure = NULL
      WHERE parent_queue = p.queue AND parent_id = p.id AND child_queue = c.queue AND child_id = c.id;
   ELSE
-    failure := jsonb_build_object('state', c.state, 'reason', coalesce(c.reason, ''), 'message', coalesce(c.err_message, ''), 'policy', pol);
+    fail_rec := jsonb_build_object('state', c.state, 'reason', coalesce(c.reason, ''), 'message', coalesce(c.err_message, ''), 'policy', pol);
     IF pol = 'remove' THEN
       DELETE FROM @schema@.deps WHERE parent_queue = p.queue AND parent_id = p.id AND child_queue = c.queue AND child_id = c.id;
+    ELSIF pol = 'fail' AND c.state = 'failed' AND (p.state = 'waiting-children' OR (p.state = 'failed' AND p.reason = 'child-failed')) THEN
+      -- The parent still waits on a dead child under the fail policy: it stays pending (a redrive of the child resumes the parent).
+      UPDATE @schema@.deps SET failure = fail_rec
+       WHERE parent_queue = p.queue AND parent_id = p.id AND child_queue = c.queue AND child_id = c.id;
     ELSE
-      UPDATE @schema@.deps SET status = c.state, failure = failure
+      UPDATE @schema@.deps SET status = c.state, failure = fail_rec
        WHERE parent_queue = p.queue AND parent_id = p.id AND child_queue = c.queue AND child_id = c.id;
     END IF;
     IF pol = 'fail' AND p.state = 'waiting-children' THEN

@@ -17,10 +17,7 @@ BEGIN
   IF claimable THEN PERFORM @schema@.wake(p_queue); END IF;
   SELECT min(run_at) INTO next_at FROM @schema@.jobs WHERE queue = p_queue AND state = 'delayed';
   SELECT coalesce(ev, 10000) INTO keep FROM @schema@.queues WHERE name = p_queue;
-  IF keep IS NOT NULL AND keep > 0 THEN
-    DELETE FROM @schema@.events WHERE queue = p_queue AND seq < (
-      SELECT seq FROM @schema@.events WHERE queue = p_queue ORDER BY seq DESC OFFSET keep LIMIT 1);
-  END IF;
+  IF keep IS NOT NULL AND keep > 0 THEN PERFORM @schema@.trim_events(p_queue, keep); END IF;
   RETURN jsonb_build_object('moved', moved, 'nextDueIn', CASE WHEN next_at IS NULL THEN NULL ELSE greatest(0, next_at - now) END);
 END $$;
 

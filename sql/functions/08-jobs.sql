@@ -44,7 +44,7 @@ DECLARE
 BEGIN
   SELECT * INTO p FROM @schema@.jobs WHERE queue = p_queue AND id = p_id FOR UPDATE;
   IF NOT FOUND OR p.state <> 'failed' OR p.reason IS DISTINCT FROM 'child-failed' THEN RETURN; END IF;
-  IF EXISTS (SELECT 1 FROM @schema@.deps WHERE parent_queue = p_queue AND parent_id = p_id AND status IN ('failed', 'cancelled')
+  IF EXISTS (SELECT 1 FROM @schema@.deps WHERE parent_queue = p_queue AND parent_id = p_id AND failure IS NOT NULL
               AND failure->>'policy' = 'fail') THEN RETURN; END IF;
   UPDATE @schema@.jobs SET state = 'waiting-children', finished_at = NULL, err_message = NULL, err_stack = NULL, err_code = NULL, reason = NULL
    WHERE queue = p_queue AND id = p_id;
@@ -68,7 +68,7 @@ BEGIN
   IF pending > 0 THEN RETURN jsonb_build_object('status', 'children-pending', 'pending', pending); END IF;
   DELETE FROM @schema@.deps WHERE parent_queue = p_queue AND parent_id = p_id;
   DELETE FROM @schema@.jobs WHERE queue = p_queue AND id = p_id;
-  PERFORM @schema@.emit(p_queue, 'removed', jsonb_build_object('jobId', p_id));
+  PERFORM @schema@.emit(p_queue, 'removed', jsonb_build_object('jobId', p_id, 'state', j.state));
   RETURN jsonb_build_object('status', 'removed');
 END $$;
 

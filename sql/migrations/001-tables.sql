@@ -14,7 +14,8 @@ CREATE TABLE @schema@.queues (
   gcap integer,                             -- default group concurrency
   grl_max integer, grl_dur bigint,          -- default group rate limit
   mw integer, mwg integer,                  -- maxWaiting, maxWaitingPerGroup
-  ev integer                                -- event stream length: null default, 0 off
+  ev integer,                               -- event stream length: null default, 0 off
+  ev_trimmed bigint NOT NULL DEFAULT 0      -- events trimmed so far (entries ever added = trimmed + retained)
 );
 
 -- Wait scores: strict priority, FIFO (LIFO on request) by a sequence drawn at placing time. A sequence
