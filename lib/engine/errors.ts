@@ -168,3 +168,18 @@ export class ClosedError extends SpoolError {}
 export class SandboxCrashedError extends SpoolError {
   readonly reason = 'sandbox-crashed';
 }
+
+/**
+ * `{ tx }` (transactional enqueue) was given to a queue or flow producer whose
+ * store cannot write in the caller's database transaction (a Redis store: the
+ * outbox that will give it this is not there yet). Nothing was written.
+ */
+export class TransactionalEnqueueUnsupportedError extends InvalidArgumentError {
+  constructor(field: string, queue: string) {
+    super(
+      field,
+      `cannot be used on queue "${queue}": its store does not write in your database transaction`,
+      'use a PostgresStore on the same database as your transaction (spool/postgres), or add the job after your transaction commits',
+    );
+  }
+}

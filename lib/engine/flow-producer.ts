@@ -1,4 +1,6 @@
 import type { ChildRef, NewFlowNode, Store } from '../store/store.js';
+import type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
+import { transactionOf } from './transactions.js';
 import { ClosedError, InvalidArgumentError } from './errors.js';
 import { DuplicateJobIdError, UnknownQueueError } from './flow-errors.js';
 import { CHILD_FAILURE_POLICIES, type FlowJob, type JobNode } from './flow-types.js';
@@ -103,13 +105,15 @@ export class FlowProducer {
   }
 
   /** Adds one tree. Resolves with every job's snapshot, shaped like the tree. */
-  async add(flow: FlowJob): Promise<JobNode> {
+  async add(flow: FlowJob, options?: EnqueueOptions): Promise<JobNode> {
     if (this.closed) throw new ClosedError('add() on a closed FlowProducer');
+    const name = typeof flow?.queueName === 'string' ? flow.queueName : 'flow';
+    const tx = transactionOf(options, this.store, name, 'addFlowInTransaction');
     // With OpenTelemetry: one producer span; every node of the tree stores its context (lib/engine/tracing.ts).
-    return inProducerSpan(typeof flow?.queueName === 'string' ? flow.queueName : 'flow', 1, () => this.addTree(flow), this.tracing);
+    return inProducerSpan(name, 1, () => this.addTree(flow, false, tx), this.tracing);
   }
 
-  private async addTree(flow: FlowJob, retried = false): Promise<JobNode> {
+  private async addTree(flow: FlowJob, retried = false, tx?: TransactionClient): Promise<JobNode> {
     const ids = new Set<string>();
     const root = await this.prepare(flow, 'flow', undefined, ids, captureTraceContext(this.tracing));
     const nodes: NewFlowNode[] = [];
@@ -118,13 +122,13 @@ export class FlowProducer {
       p.children.forEach(collect);
     };
     collect(root);
-    const outcome = await this.store.addFlow(nodes);
+    const outcome = tx === undefined ? await this.store.addFlow(nodes) : await this.store.addFlowInTransaction!(nodes, tx);
     if (outcome.status === 'duplicate') {
       // A number the queue gave (custom ids may not be one) that a job holds: the counter went back
       // (a failover lost draws). The producer drops the numbers it holds; the next draw skips held ones.
       if (!retried && NUMBERED_ID.test(outcome.id)) {
         this.queueFor(outcome.queue, 'flow').discardIds();
-        return this.addTree(flow, true);
+        return this.addTree(flow, true, tx);
       }
       throw new DuplicateJobIdError(fieldOf(root, outcome.queue, outcome.id) ?? 'flow', outcome.queue, outcome.id, 'stored');
     }

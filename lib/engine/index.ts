@@ -96,7 +96,9 @@ export {
   QueueFullError,
   RateLimitedError,
   DelayedError,
+  TransactionalEnqueueUnsupportedError,
 } from './errors.js';
+export type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
 
 // Store
 export { RedisStore } from '../store/redis-store.js';

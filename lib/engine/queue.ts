@@ -1,5 +1,7 @@
 import { clockOf } from '../store/clock.js';
 import type { AddOutcome, NewJob, Store } from '../store/store.js';
+import type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
+import { transactionOf } from './transactions.js';
 import { ClosedError, InvalidArgumentError, QueueFullError } from './errors.js';
 import type { Job } from './job.js';
 import { JobPreparer, type BulkJob, type PayloadValidator } from './job-preparer.js';
@@ -79,8 +81,10 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
   }
 
   /** Adds one job (the adds of one turn share a script call). With a jobId or dedup key that already names a job, returns that job instead. */
-  async add(name: string, data: Data, opts?: JobOptions): Promise<Job<Data, Result>> {
-    const [job] = await this.addBulk([{ name, data, opts }]);
+  async add(name: string, data: Data, opts?: JobOptions & EnqueueOptions): Promise<Job<Data, Result>> {
+    // `tx` is how to write, not a job option: the job options are checked (and stored) without it.
+    const { tx, ...jobOpts } = opts ?? {};
+    const [job] = await this.addBulk([{ name, data, opts: opts === undefined ? undefined : jobOpts }], tx === undefined ? undefined : { tx });
     return job!;
   }
 
@@ -90,20 +94,23 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
    * a full queue throws QueueFullError and writes nothing of that batch (a
    * bulk over 1,000 jobs keeps the batches before it).
    */
-  async addBulk(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
+  async addBulk(jobs: readonly BulkJob<Data>[], options?: EnqueueOptions): Promise<Job<Data, Result>[]> {
     this.assertOpen('addBulk');
     if (!Array.isArray(jobs)) throw new InvalidArgumentError('jobs', `must be an array of { name, data, opts }, got ${describe(jobs)}`);
+    const tx = transactionOf(options, this.store, this.name);
     // With OpenTelemetry: a producer span whose context every job stores (lib/engine/tracing.ts).
-    return inProducerSpan(this.name, jobs.length, () => this.write(jobs), this.tracing);
+    return inProducerSpan(this.name, jobs.length, () => this.write(jobs, tx), this.tracing);
   }
 
-  private async write(jobs: readonly BulkJob<Data>[]): Promise<Job<Data, Result>[]> {
+  private async write(jobs: readonly BulkJob<Data>[], tx: TransactionClient | undefined): Promise<Job<Data, Result>[]> {
     const traceContext = captureTraceContext(this.tracing);
     const prepared = (await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`, traceContext)))).map((p) => p.job);
     let outcomes: readonly AddOutcome[] = [];
     // In order, so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten; one job joins this turn's call.
+    // In the caller's transaction, each batch goes straight to it: other producers' adds must not join that transaction.
     for (let i = 0; i < prepared.length; i += ADD_BATCH) {
-      const reply = await this.adds.add(prepared.length <= ADD_BATCH ? prepared : prepared.slice(i, i + ADD_BATCH));
+      const batch = prepared.length <= ADD_BATCH ? prepared : prepared.slice(i, i + ADD_BATCH);
+      const reply = tx === undefined ? await this.adds.add(batch) : await this.store.addInTransaction!(this.name, batch, tx);
       if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
       outcomes = i === 0 ? reply.jobs : outcomes.concat(reply.jobs);
     }

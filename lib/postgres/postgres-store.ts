@@ -148,12 +148,27 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     return Number(await this.call('reserve_ids', [queue, count, floor]));
   }
 
+  add(queue: string, jobs: readonly S.NewJob[]): Promise<S.AddBatchOutcome> {
+    return this.addWith(queue, jobs, undefined);
+  }
+
   /**
-   * Adds jobs; with `tx` (a node-postgres client inside the caller's open
-   * transaction) the rows are written in that transaction: invisible to
-   * workers until it commits, gone if it rolls back, workers woken on commit.
+   * Adds with `tx`, a node-postgres client inside the caller's open
+   * transaction: the rows are written in that transaction, invisible to
+   * workers until it commits, gone if it rolls back; the wake-up (NOTIFY) is
+   * sent on commit. The add locks no shared row, so the caller's transaction
+   * holds up no other producer or worker.
    */
-  async add(queue: string, jobs: readonly S.NewJob[], tx?: Queryable): Promise<S.AddBatchOutcome> {
+  addInTransaction(queue: string, jobs: readonly S.NewJob[], tx: S.TransactionClient): Promise<S.AddBatchOutcome> {
+    return this.addWith(queue, jobs, tx);
+  }
+
+  /** addFlow() in the caller's transaction (see addInTransaction): the whole tree commits or rolls back with it. */
+  addFlowInTransaction(nodes: readonly S.NewFlowNode[], tx: S.TransactionClient): Promise<S.AddFlowOutcome> {
+    return this.addFlowWith(nodes, tx);
+  }
+
+  private async addWith(queue: string, jobs: readonly S.NewJob[], tx: Queryable | undefined): Promise<S.AddBatchOutcome> {
     const r = objectOf('add', await this.call('add', [queue, JSON.stringify(jobs.map(jobJson))], tx));
     if (r.status === 'full') return { status: 'full', limit: Number(r.limit), ...(typeof r.group === 'string' && { group: r.group }) };
     return {
@@ -245,7 +260,11 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     return n === null || n === undefined ? null : Number(n);
   }
 
-  async addFlow(nodes: readonly S.NewFlowNode[], tx?: Queryable): Promise<S.AddFlowOutcome> {
+  addFlow(nodes: readonly S.NewFlowNode[]): Promise<S.AddFlowOutcome> {
+    return this.addFlowWith(nodes, undefined);
+  }
+
+  private async addFlowWith(nodes: readonly S.NewFlowNode[], tx: Queryable | undefined): Promise<S.AddFlowOutcome> {
     const o = objectOf('add_flow', await this.call('add_flow', [JSON.stringify(nodes.map(flowNodeJson))], tx));
     if (o.status === 'duplicate') return { status: 'duplicate', queue: String(o.queue), id: String(o.id) };
     return { status: 'added', createdAt: Number(o.createdAt) };

@@ -15,6 +15,8 @@ export type { DrainQuery, DrainStep, JobChange, JobChangeKind, JobChangeOutcome,
 import type { AddBatchOutcome, NewJob } from './add-records.js';
 export type { AddBatchOutcome, AddOutcome, NewJob } from './add-records.js';
 import type { ImportedJob, ImportOutcome } from './import-records.js';
+import type { TransactionClient } from './transaction.js';
+export type { EnqueueOptions, TransactionClient } from './transaction.js';
 export type { ImportedJob, ImportOutcome, ImportState } from './import-records.js';
 export type { WorkerBeat, WorkerInfo, WorkerRegistry } from './worker-registry.js';
 export type { GroupLimits, GroupState, QueueLimits, RateLimit } from './limit-records.js';
@@ -218,6 +220,12 @@ export interface Store extends WorkerRegistry, JobChanges {
    */
   reserveIds(queue: string, count: number, taken?: string): Promise<number>;
   add(queue: string, jobs: readonly NewJob[]): Promise<AddBatchOutcome>;
+  /**
+   * add() inside the caller's own database transaction (`tx`: its client):
+   * the jobs commit or roll back with it, and workers hear of them on commit.
+   * Absent: the store cannot (a Redis store, until the outbox exists).
+   */
+  addInTransaction?(queue: string, jobs: readonly NewJob[], tx: TransactionClient): Promise<AddBatchOutcome>;
   claim(queue: string, fetch: Fetch): Promise<ClaimOutcome>;
   /**
    * Jobs an add leased straight to this idle worker (pushes, lua/includes/push):
@@ -290,6 +298,8 @@ export interface Store extends WorkerRegistry, JobChanges {
   // Flows and dead letters.
   /** Adds a flow across queues, all or nothing: a duplicate id anywhere keeps nothing. */
   addFlow(nodes: readonly NewFlowNode[]): Promise<AddFlowOutcome>;
+  /** addFlow() inside the caller's own database transaction (see addInTransaction). Absent: the store cannot. */
+  addFlowInTransaction?(nodes: readonly NewFlowNode[], tx: TransactionClient): Promise<AddFlowOutcome>;
   /**
    * Finishes, for one queue, what crashed processes left half done (for
    * Redis: flow notifications not yet delivered to their parents' queues,

@@ -1,0 +1,31 @@
+import { checkOptions, describe } from '../common/validation.js';
+import type { Store } from '../store/store.js';
+import type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
+import { InvalidArgumentError, TransactionalEnqueueUnsupportedError } from './errors.js';
+
+/**
+ * The caller's transaction client of an add, checked: undefined without
+ * `{ tx }`; refused when it is no client, or when the store cannot write in
+ * it (`needs`: the Store method the call will use).
+ */
+export function transactionOf(
+  options: EnqueueOptions | undefined,
+  store: Store,
+  queue: string,
+  needs: 'addInTransaction' | 'addFlowInTransaction' = 'addInTransaction',
+  field = 'options',
+): TransactionClient | undefined {
+  if (options === undefined) return undefined;
+  checkOptions<EnqueueOptions>(options, ['tx'], field);
+  const tx: unknown = options.tx;
+  if (tx === undefined) return undefined;
+  if (!isClient(tx)) {
+    throw new InvalidArgumentError(`${field}.tx`, `must be a node-postgres client inside your open transaction, got ${describe(tx)}`, 'pass the client you called BEGIN on');
+  }
+  if (typeof store[needs] !== 'function') throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue);
+  return tx;
+}
+
+function isClient(tx: unknown): tx is TransactionClient {
+  return typeof tx === 'object' && tx !== null && typeof (tx as { query?: unknown }).query === 'function';
+}

@@ -1,0 +1,20 @@
+/**
+ * The caller's database client inside its own open transaction (node-postgres:
+ * a `PoolClient` or `Client` after `BEGIN`), for transactional enqueue: a store
+ * that can (PostgresStore) writes the jobs with it, so they commit or roll back
+ * with the caller's own rows.
+ */
+export interface TransactionClient {
+  query(text: string, values?: unknown[]): Promise<{ readonly rows: Record<string, unknown>[] }>;
+}
+
+/** The call options of add / addBulk / FlowProducer.add: `tx` writes in the caller's transaction. */
+export interface EnqueueOptions {
+  /**
+   * The caller's node-postgres client inside its open transaction: the jobs
+   * are written in that transaction (invisible to workers until it commits,
+   * gone if it rolls back; workers are woken on commit). Needs a store that
+   * writes to that database (PostgresStore on the same database).
+   */
+  readonly tx?: TransactionClient;
+}
