@@ -3,6 +3,7 @@ import type { SpoolLogger } from '../logger.js';
 import { NatsNotify } from '../notify/nats-notify.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { RedisStore } from '../store/redis-store.js';
+import { PostgresStore } from '../postgres/postgres-store.js';
 import type { Store } from '../store/store.js';
 import { SpoolBootstrapError } from './errors.js';
 import { validateModuleOptions, type QueueModuleOptions, type SpoolConnectionOptions } from './module-options.js';
@@ -47,7 +48,7 @@ export class SpoolConnections implements OnModuleInit, OnApplicationShutdown {
   static create(options: unknown, logger: SpoolLogger, processorConnections: () => readonly string[]): SpoolConnections {
     validateModuleOptions(options);
     const entries: [string, SpoolConnectionOptions][] = [[DEFAULT_CONNECTION, options.connection], ...Object.entries(options.connections ?? {})];
-    const stores = new Map<string, RedisStore>();
+    const stores = new Map<string, Store>();
     const adapters: NatsNotify[] = [];
     const settings = new Map<string, { readonly notify?: NatsNotify; readonly waitForRedis?: boolean }>();
     for (const [name, c] of entries) {
@@ -57,7 +58,13 @@ export class SpoolConnections implements OnModuleInit, OnApplicationShutdown {
       const subjectPrefix = name === DEFAULT_CONNECTION ? nats?.subjectPrefix : `${nats?.subjectPrefix ?? 'spool'}.${name}`;
       const notify = nats && new NatsNotify({ ...nats, logger, ...(subjectPrefix !== undefined && { subjectPrefix }) });
       if (notify) adapters.push(notify);
-      stores.set(name, new RedisStore({ ...(client ? { client } : cluster ? { cluster } : { url: url! }), ...rest, logger, ...(notify && { notify }) }));
+      const { postgres, ...redis } = rest;
+      stores.set(
+        name,
+        postgres
+          ? new PostgresStore({ ...postgres, ...(notify && { notify }) })
+          : new RedisStore({ ...(client ? { client } : cluster ? { cluster } : { url: url! }), ...redis, logger, ...(notify && { notify }) }),
+      );
       settings.set(name, { ...(notify && { notify }), ...(waitForRedis !== undefined && { waitForRedis }) });
     }
     const plan = () => {

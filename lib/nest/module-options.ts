@@ -12,6 +12,7 @@ import { WORKER_OPTION_KEYS } from '../engine/worker-options.js';
 import { NATS_OPTION_KEYS, resolveNatsOptions, type NatsNotifyOptions } from '../notify/nats-options.js';
 import { CONNECTION_KEYS as STORE_CONNECTION_KEYS, STORE_OPTION_KEYS } from '../store/store-options.js';
 import { SpoolBootstrapError } from './errors.js';
+import type { PostgresStoreOptions } from '../postgres/postgres-store.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
 /**
@@ -21,6 +22,12 @@ import { DEFAULT_CONNECTION } from './tokens.js';
  */
 export interface SpoolConnectionOptions {
   readonly url?: string;
+  /**
+   * PostgreSQL instead of Redis (a PostgresStore; optional peer `pg`):
+   * `{ connectionString }` or `{ pool }` (your node-postgres pool, left open),
+   * with `schema` (default 'spool') and `migrate` (create or upgrade the schema at bootstrap).
+   */
+  readonly postgres?: SpoolPostgresConnection;
   readonly client?: RedisClientLike | ClusterClientLike;
   /** Redis Cluster: node-redis createCluster() options, e.g. { rootNodes: [{ url: 'redis://host:7000' }] }. */
   readonly cluster?: SpoolClusterOptions;
@@ -50,6 +57,11 @@ export interface SpoolConnectionOptions {
    */
   readonly waitForRedis?: boolean;
 }
+
+/** A PostgreSQL connection of QueueModule.forRoot: where the database is, the schema, and whether to migrate it at bootstrap. */
+export type SpoolPostgresConnection = Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema' | 'migrate' | 'poolSize'>;
+
+const POSTGRES_KEYS: readonly string[] = ['connectionString', 'pool', 'schema', 'migrate', 'poolSize'];
 
 /**
  * Worker options a processor (or the module, as defaults) may set: everything but the store and the logger
@@ -89,7 +101,7 @@ export interface SpoolNotifyOptions {
 
 const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers', 'notify', 'tracing'];
 /** The RedisStore's own keys (one shape for both), plus what only the module does. */
-const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis'];
+const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis', 'postgres'];
 
 function plain(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -120,7 +132,11 @@ function unknownModuleKeys(options: Record<string, unknown>, field: string): Unk
   const found = unknownKeys(options, MODULE_KEYS, field, MODULE_HINTS);
   const connections: [string, unknown][] = [[`${field}.connection`, options.connection]];
   if (plain(options.connections)) connections.push(...Object.entries(options.connections).map(([name, c]): [string, unknown] => [`${field}.connections.${name}`, c]));
-  for (const [at, connection] of connections) if (literal(connection)) found.push(...unknownKeys(connection, CONNECTION_KEYS, at, CONNECTION_HINTS));
+  for (const [at, connection] of connections) {
+    if (!literal(connection)) continue;
+    found.push(...unknownKeys(connection, CONNECTION_KEYS, at, CONNECTION_HINTS));
+    if (plain(connection.postgres)) found.push(...unknownKeys(connection.postgres, POSTGRES_KEYS, `${at}.postgres`));
+  }
   if (plain(options.workers)) found.push(...unknownKeys(options.workers, PROCESSOR_WORKER_KEYS, `${field}.workers`, WORKER_HINTS));
   if (plain(options.defaultJobOptions)) found.push(...unknownKeys(options.defaultJobOptions, JOB_OPTION_KEYS, `${field}.defaultJobOptions`, JOB_HINTS));
   if (plain(options.notify)) {
@@ -135,7 +151,8 @@ function checkConnection(value: unknown, field: string): void {
   const hasUrl = value.url !== undefined;
   const hasClient = value.client !== undefined;
   const hasCluster = value.cluster !== undefined;
-  if ([hasUrl, hasClient, hasCluster].filter(Boolean).length !== 1) throw new SpoolBootstrapError(field, 'needs exactly one of url, cluster and client');
+  if (value.postgres !== undefined) return checkPostgres(value, field);
+  if ([hasUrl, hasClient, hasCluster].filter(Boolean).length !== 1) throw new SpoolBootstrapError(field, 'needs exactly one of url, cluster, client and postgres');
   if (hasCluster && (!plain(value.cluster) || !Array.isArray(value.cluster.rootNodes) || value.cluster.rootNodes.length === 0)) {
     throw new SpoolBootstrapError(`${field}.cluster`, 'must be node-redis cluster options with rootNodes', "e.g. { cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }] } }");
   }
@@ -171,6 +188,21 @@ function checkConnection(value: unknown, field: string): void {
   if (retry !== undefined && (typeof retry !== 'number' || !Number.isInteger(retry) || retry < 0)) {
     throw new SpoolBootstrapError(`${field}.transientRetryMs`, `must be a whole number of ms >= 0, got ${describe(retry)}`);
   }
+}
+
+/** A PostgreSQL connection: `postgres` alone (the Redis settings mean nothing there), with exactly one of connectionString and pool. */
+function checkPostgres(value: Record<string, unknown>, field: string): void {
+  const others = Object.keys(value).filter((k) => k !== 'postgres' && value[k] !== undefined);
+  if (others.length > 0) throw new SpoolBootstrapError(`${field}.${others[0]!}`, 'is a Redis setting, not one of a postgres connection', 'a postgres connection takes { postgres: { connectionString | pool, schema?, migrate? } } only');
+  const pg = value.postgres;
+  if (!plain(pg)) throw new SpoolBootstrapError(`${field}.postgres`, `must be an object { connectionString } or { pool }, got ${describe(pg)}`);
+  if ((pg.connectionString === undefined) === (pg.pool === undefined)) {
+    throw new SpoolBootstrapError(`${field}.postgres`, 'needs exactly one of connectionString and pool', "e.g. { connectionString: 'postgres://app@127.0.0.1:5432/app' }");
+  }
+  if (pg.connectionString !== undefined && (typeof pg.connectionString !== 'string' || !/^postgres(ql)?:\/\//.test(pg.connectionString))) {
+    throw new SpoolBootstrapError(`${field}.postgres.connectionString`, `must be a postgres:// URL, got ${describe(pg.connectionString)}`);
+  }
+  if (pg.migrate !== undefined && typeof pg.migrate !== 'boolean') throw new SpoolBootstrapError(`${field}.postgres.migrate`, `must be true or false, got ${describe(pg.migrate)}`);
 }
 
 /** Checks QueueModule options at bootstrap; the error names the bad field. */
