@@ -116,7 +116,7 @@ describe('bootstrap errors', () => {
   it.each([
     ['no connection', {}, 'QueueModule options.connection is required'],
     ['a bad URL', { connection: { url: 'http://localhost' } }, 'QueueModule options.connection.url must be a redis:// or rediss:// URL'],
-    ['url and client together', { connection: { url: 'redis://x', client: {} } }, 'QueueModule options.connection needs exactly one of url, cluster and client'],
+    ['url and client together', { connection: { url: 'redis://x', client: {} } }, 'QueueModule options.connection needs exactly one of url, cluster, client and postgres'],
     ['cluster without rootNodes', { connection: { cluster: {} } }, 'QueueModule options.connection.cluster must be node-redis cluster options with rootNodes'],
     ['a typo', { connection: { url: 'redis://127.0.0.1:1' }, worker: {} }, 'QueueModule options.worker is not an option'],
     ['a bad prefix', { connection: { url: 'redis://127.0.0.1:1', prefix: 'a{b}' } }, 'QueueModule options.connection.prefix must be 1-64 characters'],
