@@ -5,6 +5,9 @@ import { Queue } from '../engine/queue.js';
 import type { SpoolLogger } from '../logger.js';
 import { RedisUnavailableError } from '../store/errors.js';
 import { RedisStore } from '../store/redis-store.js';
+import type { Store } from '../store/store.js';
+import { PostgresStore } from '../postgres/postgres-store.js';
+import { PostgresSchemaMissingError, PostgresSchemaTooNewError, PostgresUnavailableError } from '../postgres/errors.js';
 import { CliError, UsageError } from './errors.js';
 import { formatCount } from './format.js';
 
@@ -16,6 +19,10 @@ export interface GlobalOptions {
   /** The shard count of the queues named (Queue option `shards`). */
   readonly shards?: string;
   readonly prefix: string;
+  /** A PostgreSQL database (PostgresStore) instead of Redis. */
+  readonly postgresUrl?: string;
+  /** The PostgreSQL schema of Spool's tables (with --postgres-url). */
+  readonly schema: string;
   readonly json?: boolean;
 }
 
@@ -52,13 +59,49 @@ const stderrLogger: SpoolLogger = {
 };
 
 /** What a command works with: a connected store and how to talk to the operator. */
+/** --postgres-url checked: a postgres:// or postgresql:// URL. */
+export function checkPostgresUrl(text: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(`--postgres-url "${text}" is not a URL: use postgres://[user:password@]host:port/database (or set SPOOL_POSTGRES_URL)`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new CliError(`--postgres-url "${safeUrl(text)}" is not a PostgreSQL URL: it must start with postgres:// or postgresql://`);
+  }
+}
+
+/** A PostgresStore for --postgres-url, connected; `migrate`: create or upgrade the schema (spool migrate only). */
+export async function openPostgres(options: GlobalOptions, migrate: boolean): Promise<PostgresStore> {
+  const url = options.postgresUrl!;
+  checkPostgresUrl(url);
+  const store = new PostgresStore({ connectionString: url, schema: options.schema, migrate, poolSize: 2 });
+  try {
+    await store.connect();
+  } catch (err) {
+    await store.disconnect().catch(() => undefined);
+    if (err instanceof PostgresUnavailableError) {
+      const cause = (err.cause as { message?: string } | undefined)?.message;
+      throw new CliError(`cannot reach PostgreSQL at ${safeUrl(url)}${cause ? ` (${cause})` : ''}: check that it runs, and --postgres-url or SPOOL_POSTGRES_URL`);
+    }
+    if (err instanceof PostgresSchemaMissingError || err instanceof PostgresSchemaTooNewError) throw new CliError(err.message);
+    throw err;
+  }
+  return store;
+}
+
 export class Context {
   private constructor(
-    readonly store: RedisStore,
+    readonly store: Store,
     readonly options: GlobalOptions,
   ) {}
 
   static async open(options: GlobalOptions): Promise<Context> {
+    if (options.postgresUrl !== undefined) {
+      if (options.cluster !== undefined) throw new UsageError('--postgres-url and --cluster name two stores: give one');
+      return new Context(await openPostgres(options, false), options);
+    }
     const urls = options.cluster === undefined ? [options.url] : options.cluster.split(',').map((u) => u.trim()).filter(Boolean);
     const flag = options.cluster === undefined ? '--url' : '--cluster';
     if (urls.length === 0) throw new CliError('--cluster names no node: give one or more redis:// URLs, comma-separated');
@@ -114,7 +157,7 @@ export class Context {
    * (ShardCountMismatchError) at the first read.
    */
   async queueNamed(name: string): Promise<Queue> {
-    const shards = this.options.shards === undefined ? await this.store.shardCount(name) : Number(this.options.shards);
+    const shards = this.options.shards === undefined ? await this.store.shardCount?.(name) : Number(this.options.shards);
     return new Queue(name, { store: this.store, shards });
   }
 

@@ -7,6 +7,7 @@ import { EXIT_OK, EXIT_USAGE, describeFailure } from './errors.js';
 import { registerInspect } from './inspect.js';
 import { registerLive } from './live.js';
 import { registerImport } from './import.js';
+import { registerMigrate } from './migrate-command.js';
 
 /** A command's work, given a connected context; the store is closed after it, whatever happens. */
 export type Work = (ctx: Context, cmd: Command) => Promise<void>;
@@ -25,6 +26,8 @@ Examples:
   spool events emails                            tail the event stream
   REDIS_URL=redis://cache:6379 spool watch       live counts, redrawn in place
   spool import bullmq emails --from-url redis://old:6379 --dry-run   what BullMQ's jobs would become
+  spool migrate --postgres-url postgres://app@db/app   create or upgrade the PostgreSQL schema
+  spool counts --postgres-url postgres://app@db/app    the same commands on a PostgresStore
 
 Exit status: 0 done, 1 failed (Redis unreachable, unknown queue or job), 2 wrong usage.
 Destructive commands ask first on a terminal; elsewhere they need --yes.`;
@@ -56,6 +59,8 @@ export function buildProgram(): Command {
     .addOption(new Option('--cluster <urls>', 'Redis Cluster node URLs, comma-separated (instead of --url)').env('SPOOL_CLUSTER'))
     .addOption(new Option('--shards <n>', "a sharded queue's shard count (default: read from Redis; given, it must match)"))
     .addOption(new Option('--prefix <prefix>', 'key prefix the queues were created with').env('SPOOL_PREFIX').default('spool'))
+    .addOption(new Option('--postgres-url <url>', 'a PostgreSQL database (PostgresStore) instead of Redis').env('SPOOL_POSTGRES_URL'))
+    .addOption(new Option('--schema <schema>', 'the PostgreSQL schema of the queues (with --postgres-url)').env('SPOOL_SCHEMA').default('spool'))
     .option('--json', 'machine-readable output (one JSON document, or NDJSON for streams)')
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', EXAMPLES)
@@ -65,6 +70,7 @@ export function buildProgram(): Command {
   registerActions(program, action);
   registerLive(program, action);
   registerImport(program, action);
+  registerMigrate(program);
   for (const sub of program.commands.flatMap((c) => [c, ...c.commands])) sub.exitOverride().showHelpAfterError('(add --help for usage)');
   return program;
 }

@@ -25,7 +25,8 @@ function sqlOf(key: string, schema: string): string {
   return SQL_SOURCES[key]!.replaceAll('@schema@', schema);
 }
 
-async function versionOf(db: Queryable, schema: string): Promise<number> {
+/** The schema version stored in `schema` (0: none yet). */
+export async function schemaVersion(db: Queryable, schema: string): Promise<number> {
   // Two queries: the planner resolves a table named in a query even in a branch that never runs.
   const exists = await db.query('SELECT to_regclass($1) IS NOT NULL AS e', [`${schema}.schema_version`]);
   if (exists.rows[0]?.e !== true) return 0;
@@ -44,7 +45,7 @@ export async function migrateSchema(db: Queryable, schema: string): Promise<{ re
   try {
     await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`spool:${schema}`]);
     await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    const from = await versionOf(db, schema);
+    const from = await schemaVersion(db, schema);
     if (from > SCHEMA_VERSION) throw new PostgresSchemaTooNewError(schema, from, SCHEMA_VERSION);
     if (from === 0) await db.query(`CREATE TABLE ${schema}.schema_version (version integer NOT NULL); INSERT INTO ${schema}.schema_version VALUES (0)`);
     for (const key of MIGRATIONS.slice(from)) await db.query(sqlOf(key, schema));
@@ -60,7 +61,7 @@ export async function migrateSchema(db: Queryable, schema: string): Promise<{ re
 
 /** Without migrating: the schema must be at this Spool's version (older: migrate first; newer: refused). */
 export async function checkSchema(db: Queryable, schema: string): Promise<void> {
-  const found = await versionOf(db, schema);
+  const found = await schemaVersion(db, schema);
   if (found > SCHEMA_VERSION) throw new PostgresSchemaTooNewError(schema, found, SCHEMA_VERSION);
   if (found < SCHEMA_VERSION) throw new PostgresSchemaMissingError(schema, found, SCHEMA_VERSION);
 }
