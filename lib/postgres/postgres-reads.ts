@@ -1,5 +1,6 @@
 import type { GroupState, JobCounts, JobRecord, JobState, MetricsRecord, Page, PageQuery, QueueLimits, WorkerBeat, WorkerInfo } from '../store/store.js';
 import { byStart } from '../store/worker-registry.js';
+import { minuteOfFields } from '../store/metrics-reply.js';
 import type { Queryable } from './migrate.js';
 import { toJobRecord } from './rows.js';
 
@@ -212,7 +213,7 @@ export async function page(db: Queryable, s: string, queue: string, query: PageQ
   return { ids, jobs, ...(last && { last }), done };
 }
 
-/** Counts, ages; per-minute counters are not kept by PostgresStore yet (every minute reads zero). */
+/** Counts, ages, and the last 60 minutes of counters (lua/metrics.lua's reply, read from the metrics rows). */
 export async function metrics(db: Queryable, s: string, queue: string, counts: JobCounts): Promise<MetricsRecord> {
   const { rows } = await db.query(
     `SELECT ${s}.now_ms() AS now,
@@ -222,8 +223,15 @@ export async function metrics(db: Queryable, s: string, queue: string, counts: J
   );
   const r = rows[0] ?? {};
   const now = Number(r.now);
-  const zero = { completed: 0, failed: 0, deadLettered: 0, retried: 0, stalled: 0, durationSum: 0, durations: [] as number[] };
-  const minute = Math.floor(now / 60_000) * 60_000;
-  const minutes = Array.from({ length: 60 }, (_, k) => ({ ...zero, at: minute - (59 - k) * 60_000, byName: new Map(), otherNames: zero }));
+  const minute = Math.floor(now / 60_000);
+  const counted = await db.query(`SELECT minute, field, n FROM ${s}.metrics WHERE queue = $1 AND minute > $2 AND minute <= $3`, [queue, minute - 60, minute]);
+  const byMinute = new Map<number, [string, number][]>();
+  for (const row of counted.rows) {
+    const m = Number(row.minute);
+    const list = byMinute.get(m) ?? [];
+    list.push([String(row.field), Number(row.n)]);
+    byMinute.set(m, list);
+  }
+  const minutes = Array.from({ length: 60 }, (_, k) => minute - 59 + k).map((m) => minuteOfFields(m * 60_000, byMinute.get(m) ?? []));
   return { counts, now, oldestWaitingSince: r.oldest === null ? null : Number(r.oldest), earliestDelayedAt: r.earliest === null ? null : Number(r.earliest), minutes };
 }

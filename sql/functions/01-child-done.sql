@@ -30,6 +30,7 @@ BEGIN
     IF pol = 'fail' AND p.state = 'waiting-children' THEN
       what := CASE WHEN c.state = 'cancelled' THEN 'was cancelled' ELSE format('died (%s): %s', coalesce(c.reason, ''), coalesce(c.err_message, '')) END;
       PERFORM @schema@.dead_letter(p.queue, p.id, 'child-failed', format('child %s of queue %s %s', c.id, c.queue, what), '', 'ChildFailedError', p_now);
+      PERFORM @schema@.metric_dead(p.queue, p_now, p.name);
       RETURN;
     END IF;
     IF pol = 'continue' AND p.state = 'waiting-children' THEN

@@ -72,6 +72,7 @@ BEGIN
     END IF;
     IF j.deadline > 0 AND now > j.deadline THEN
       PERFORM @schema@.dead_letter(p_queue, j.id, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError', now);
+      PERFORM @schema@.metric_dead(p_queue, now, j.name);
       CONTINUE;
     END IF;
     IF room ? j.name THEN room := jsonb_set(room, ARRAY[j.name], to_jsonb((room->>j.name)::integer - 1)); END IF;

@@ -28,6 +28,7 @@ BEGIN
     ELSE
       PERFORM @schema@.emit(p_queue, 'completed', jsonb_build_object('jobId', j.id, 'size', octet_length(x->>'result')));
       PERFORM @schema@.finish(p_queue, j.id, 'completed', now);
+      PERFORM @schema@.metric_completed(p_queue, now, (x->>'durationMs')::double precision, j.name);
       statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'completed'));
     END IF;
   END LOOP;
@@ -58,6 +59,7 @@ BEGIN
     RETURN jsonb_build_object('status', 'moved', 'state', 'cancelled', 'runAt', 0);
   END IF;
   IF delay >= 0 AND j.deadline > 0 AND now + delay > j.deadline THEN delay := -1; reason := 'deadline'; END IF;
+  PERFORM @schema@.metric_failed(p_queue, now, delay, j.name);
   IF delay < 0 THEN
     PERFORM @schema@.dead_letter(p_queue, p_id, reason, p_message, p_stack, p_code, now);
     RETURN jsonb_build_object('status', 'moved', 'state', 'failed', 'runAt', 0);

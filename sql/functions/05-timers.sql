@@ -18,6 +18,7 @@ BEGIN
   SELECT min(run_at) INTO next_at FROM @schema@.jobs WHERE queue = p_queue AND state = 'delayed';
   SELECT coalesce(ev, 10000) INTO keep FROM @schema@.queues WHERE name = p_queue;
   IF keep IS NOT NULL AND keep > 0 THEN PERFORM @schema@.trim_events(p_queue, keep); END IF;
+  DELETE FROM @schema@.metrics WHERE queue = p_queue AND minute < now / 60000 - 62;
   RETURN jsonb_build_object('moved', moved, 'nextDueIn', CASE WHEN next_at IS NULL THEN NULL ELSE greatest(0, next_at - now) END);
 END $$;
 
@@ -46,7 +47,9 @@ BEGIN
       PERFORM @schema@.dead_letter(p_queue, j.id, 'stalled',
         format('job stalled more than maxStalledCount (%s) times: its worker died or blocked past the lease', p_max_stalled), '', 'StalledError', now);
       out := out || jsonb_build_array(jsonb_build_object('id', j.id, 'state', 'failed'));
+      PERFORM @schema@.metric_reaped(p_queue, now, 'failed', j.name);
     ELSE
+      PERFORM @schema@.metric_reaped(p_queue, now, 'waiting', j.name);
       IF @schema@.place(p_queue, j.id, coalesce(j.ws, @schema@.wait_score(j.priority, j.lifo)), now) THEN requeued := true; END IF;
       out := out || jsonb_build_array(jsonb_build_object('id', j.id, 'state', 'waiting'));
     END IF;

@@ -121,3 +121,21 @@ CREATE TABLE @schema@.events (
   fields jsonb NOT NULL
 );
 CREATE INDEX events_queue ON @schema@.events (queue, seq);
+
+-- Per-minute counters (lua/includes/metrics): one row per queue, minute and field, the same fields as on Redis
+-- (h<k>, hn, ms, f, d, r, s, each also with ':<name>' for a job name holding one of the queue's 20 slots).
+-- Minutes older than 62 are deleted by promote().
+CREATE TABLE @schema@.metrics (
+  queue text NOT NULL,
+  minute bigint NOT NULL,
+  field text NOT NULL,
+  n bigint NOT NULL,
+  PRIMARY KEY (queue, minute, field)
+);
+
+CREATE TABLE @schema@.metric_names (
+  queue text NOT NULL,
+  name text NOT NULL,
+  minute bigint NOT NULL,                   -- the last minute the name was counted in
+  PRIMARY KEY (queue, name)
+);

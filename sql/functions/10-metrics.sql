@@ -1,0 +1,69 @@
+-- includes/metrics: per-minute counters written by the transitions (complete, fail, reap, claim, child-done).
+
+CREATE OR REPLACE FUNCTION @schema@.metric_add(p_queue text, p_now bigint, p_field text, p_n bigint) RETURNS void LANGUAGE sql AS $$
+  INSERT INTO @schema@.metrics (queue, minute, field, n) VALUES (p_queue, p_now / 60000, p_field, p_n)
+  ON CONFLICT (queue, minute, field) DO UPDATE SET n = @schema@.metrics.n + EXCLUDED.n
+$$;
+
+-- spool_metric_suffix: ':<name>' while the name holds a slot (taking a free one, or one unused for an hour), '' for the others.
+CREATE OR REPLACE FUNCTION @schema@.metric_suffix(p_queue text, p_name text, p_now bigint) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  minute bigint := p_now / 60000;
+  seen bigint;
+  oldest @schema@.metric_names;
+BEGIN
+  IF p_name IS NULL THEN RETURN ''; END IF;
+  SELECT m.minute INTO seen FROM @schema@.metric_names m WHERE queue = p_queue AND name = p_name;
+  IF seen IS NOT NULL AND seen >= minute THEN RETURN ':' || p_name; END IF;
+  IF seen IS NULL AND (SELECT count(*) FROM @schema@.metric_names WHERE queue = p_queue) >= 20 THEN
+    SELECT * INTO oldest FROM @schema@.metric_names WHERE queue = p_queue ORDER BY minute, name LIMIT 1;
+    IF oldest.minute > minute - 60 THEN RETURN ''; END IF;
+    DELETE FROM @schema@.metric_names WHERE queue = p_queue AND name = oldest.name;
+  END IF;
+  INSERT INTO @schema@.metric_names (queue, name, minute) VALUES (p_queue, p_name, minute)
+  ON CONFLICT (queue, name) DO UPDATE SET minute = EXCLUDED.minute;
+  RETURN ':' || p_name;
+END $$;
+
+-- spool_metric_completed: the duration bucket (smallest k with ms <= 2^k, capped at 21) and the sum; hn when not measured.
+CREATE OR REPLACE FUNCTION @schema@.metric_completed(p_queue text, p_now bigint, p_duration double precision, p_name text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  s text := @schema@.metric_suffix(p_queue, p_name, p_now);
+  ms bigint;
+  k integer := 0;
+BEGIN
+  IF p_duration IS NULL OR p_duration < 0 THEN
+    PERFORM @schema@.metric_add(p_queue, p_now, 'hn' || s, 1);
+    RETURN;
+  END IF;
+  ms := ceil(p_duration);
+  WHILE k < 21 AND (2::bigint ^ k) < ms LOOP k := k + 1; END LOOP;
+  PERFORM @schema@.metric_add(p_queue, p_now, 'h' || k || s, 1);
+  IF ms > 0 THEN PERFORM @schema@.metric_add(p_queue, p_now, 'ms' || s, ms); END IF;
+END $$;
+
+-- spool_metric_failed: a failed attempt, retried (delay >= 0) or dead.
+CREATE OR REPLACE FUNCTION @schema@.metric_failed(p_queue text, p_now bigint, p_delay bigint, p_name text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  s text := @schema@.metric_suffix(p_queue, p_name, p_now);
+BEGIN
+  PERFORM @schema@.metric_add(p_queue, p_now, 'f' || s, 1);
+  PERFORM @schema@.metric_add(p_queue, p_now, CASE WHEN p_delay < 0 THEN 'd' ELSE 'r' END || s, 1);
+END $$;
+
+-- spool_metric_reaped: a lease expired; the job went to waiting or failed (cancelled ones are not counted).
+CREATE OR REPLACE FUNCTION @schema@.metric_reaped(p_queue text, p_now bigint, p_state text, p_name text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  s text;
+BEGIN
+  IF p_state = 'cancelled' THEN RETURN; END IF;
+  s := @schema@.metric_suffix(p_queue, p_name, p_now);
+  PERFORM @schema@.metric_add(p_queue, p_now, 's' || s, 1);
+  IF p_state = 'failed' THEN PERFORM @schema@.metric_add(p_queue, p_now, 'd' || s, 1); END IF;
+END $$;
+
+-- spool_metric_dead: dead-lettered outside fail and reap (a passed deadline at claim, a failed child).
+CREATE OR REPLACE FUNCTION @schema@.metric_dead(p_queue text, p_now bigint, p_name text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM @schema@.metric_add(p_queue, p_now, 'd' || @schema@.metric_suffix(p_queue, p_name, p_now), 1);
+END $$;
