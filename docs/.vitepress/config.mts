@@ -15,7 +15,10 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[] }[] = [
   {
     text: 'Guide',
-    items: [{ text: 'Getting started', link: '/guide/getting-started' }],
+    items: [
+      { text: 'Getting started', link: '/guide/getting-started' },
+      { text: 'PostgreSQL', link: '/guide/postgres' },
+    ],
   },
   { text: 'Operations', items: [] },
   { text: 'Migrating from BullMQ', items: [] },
