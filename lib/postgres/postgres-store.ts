@@ -10,6 +10,7 @@ import { checkSchema, checkSchemaName, migrateSchema, type Queryable } from './m
 import { loadPg } from './peer.js';
 import { PostgresEventReader } from './postgres-events.js';
 import { PostgresNotify } from './postgres-notify.js';
+import { PostgresSchedulers } from './postgres-schedulers.js';
 import * as R from './postgres-reads.js';
 import { PostgresStoreOps } from './postgres-store-ops.js';
 import { arrayOf, jobsOf, objectOf, toJobRecord } from './rows.js';
@@ -54,6 +55,11 @@ function unreachable(err: unknown): boolean {
 export class PostgresStore extends PostgresStoreOps implements S.Store {
   readonly notify: NotifyAdapter;
   readonly schema: string;
+  /** Cron and every-N schedulers: a pending tick is a delayed job, promote() advances due schedulers. */
+  readonly schedulers = new PostgresSchedulers(
+    (fn, args) => this.call(fn, args),
+    (what, body) => this.read(what, body),
+  );
   private pool: Pool | undefined;
   private readonly ownsPool: boolean;
   private connecting: Promise<void> | undefined;
@@ -226,7 +232,8 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
 
   async promote(queue: string, limit: number): Promise<S.PromoteOutcome> {
     const r = objectOf('promote', await this.call('promote', [queue, limit]));
-    return { moved: Number(r.moved), nextDueIn: r.nextDueIn === null || r.nextDueIn === undefined ? null : Number(r.nextDueIn) };
+    const refill = Array.isArray(r.refill) ? r.refill.map(String) : [];
+    return { moved: Number(r.moved), nextDueIn: r.nextDueIn === null || r.nextDueIn === undefined ? null : Number(r.nextDueIn), ...(refill.length > 0 && { refill }) };
   }
 
   async reap(queue: string, maxStalled: number, limit: number): Promise<S.ReapOutcome[]> {

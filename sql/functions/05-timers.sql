@@ -8,18 +8,24 @@ DECLARE
   claimable boolean := false;
   next_at bigint;
   keep integer;
+  sched jsonb;
 BEGIN
+  -- Due schedulers move on first: missed policy applied, next tick armed (includes/schedulers).
+  sched := @schema@.sched_advance(p_queue, now);
+  IF (sched->>'claimable')::integer > 0 THEN claimable := true; END IF;
   FOR j IN SELECT * FROM @schema@.jobs WHERE queue = p_queue AND state = 'delayed' AND run_at <= now
+              AND (hold_until IS NULL OR hold_until <= now)
             ORDER BY run_at LIMIT p_limit FOR UPDATE SKIP LOCKED LOOP
     IF @schema@.place(p_queue, j.id, @schema@.wait_score(j.priority, j.lifo), now) THEN claimable := true; END IF;
     moved := moved + 1;
   END LOOP;
   IF claimable THEN PERFORM @schema@.wake(p_queue); END IF;
-  SELECT min(run_at) INTO next_at FROM @schema@.jobs WHERE queue = p_queue AND state = 'delayed';
+  SELECT min(greatest(run_at, coalesce(hold_until, 0))) INTO next_at FROM @schema@.jobs WHERE queue = p_queue AND state = 'delayed';
   SELECT coalesce(ev, 10000) INTO keep FROM @schema@.queues WHERE name = p_queue;
   IF keep IS NOT NULL AND keep > 0 THEN PERFORM @schema@.trim_events(p_queue, keep); END IF;
   DELETE FROM @schema@.metrics WHERE queue = p_queue AND minute < now / 60000 - 62;
-  RETURN jsonb_build_object('moved', moved, 'nextDueIn', CASE WHEN next_at IS NULL THEN NULL ELSE greatest(0, next_at - now) END);
+  RETURN jsonb_build_object('moved', moved, 'nextDueIn', CASE WHEN next_at IS NULL THEN NULL ELSE greatest(0, next_at - now) END,
+                            'refill', sched->'refill');
 END $$;
 
 -- reap.lua: expired leases taken back: re-delivered with a stall counted (attempt not spent), dead-lettered

@@ -57,6 +57,7 @@ CREATE TABLE @schema@.jobs (
   rf_count integer NOT NULL DEFAULT -1, rf_age bigint NOT NULL DEFAULT -1,
   watched boolean NOT NULL DEFAULT false,
   logs text[] NOT NULL DEFAULT '{}',
+  hold_until bigint,                        -- a scheduler's held tick: not promoted before this (its runAt kept)
   PRIMARY KEY (queue, id)
 );
 CREATE INDEX jobs_waiting ON @schema@.jobs (queue, ws) WHERE state = 'waiting';
@@ -139,3 +140,30 @@ CREATE TABLE @schema@.metric_names (
   minute bigint NOT NULL,                   -- the last minute the name was counted in
   PRIMARY KEY (queue, name)
 );
+
+-- Cron and every-N schedulers (lua/includes/schedulers): the pending tick is a delayed job <id>:<tick ms>;
+-- `due` is when promote() looks at the scheduler next (null: never, it ended).
+CREATE TABLE @schema@.schedulers (
+  queue text NOT NULL,
+  id text NOT NULL,
+  spec text NOT NULL,
+  kind text NOT NULL,
+  every bigint NOT NULL,
+  anchor bigint NOT NULL,
+  stop bigint NOT NULL,                     -- endAt, 0 = none
+  lim integer NOT NULL,                     -- limit, 0 = none
+  missed text NOT NULL,
+  tpl jsonb NOT NULL,                       -- the job every tick copies (as add() reads a job)
+  times bigint[] NOT NULL DEFAULT '{}',     -- cron: tick times after the pending one
+  count integer NOT NULL DEFAULT 0,
+  skipped integer NOT NULL DEFAULT 0,
+  next bigint,
+  starved boolean NOT NULL DEFAULT false,
+  last text,
+  last_at bigint,
+  due bigint,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (queue, id)
+);
+CREATE INDEX schedulers_due ON @schema@.schedulers (queue, due);
