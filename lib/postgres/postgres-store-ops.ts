@@ -2,6 +2,8 @@ import type * as S from '../store/store.js';
 import type { Queryable } from './migrate.js';
 import * as R from './postgres-reads.js';
 import { arrayOf, childrenOf, objectOf } from './rows.js';
+import { retentionOf } from './encode.js';
+import { PostgresCallError } from './errors.js';
 
 /**
  * PostgresStore's settings, reads, job changes and operations on many jobs:
@@ -186,6 +188,16 @@ export abstract class PostgresStoreOps {
   async drain(queue: string, query: S.DrainQuery): Promise<S.DrainStep> {
     const o = objectOf('drain', await this.call('drain', [queue, query.delayed, query.batch]));
     return { removed: Number(o.removed), done: o.done === true, cursor: '' };
+  }
+
+  /** import.lua's twin: jobs from another system with their history; an id that exists or was imported before is left. */
+  async importJobs(queue: string, jobs: readonly S.ImportedJob[]): Promise<S.ImportOutcome[]> {
+    for (const j of jobs) {
+      // It would wait for ever: a parent whose children are all done waits for nothing (import it as waiting).
+      if (j.state === 'waiting-children' && !j.children?.length) throw new PostgresCallError('import_jobs', new Error(`imported job ${j.id} enters waiting-children without children to wait for`));
+    }
+    const body = jobs.map((j) => ({ ...j, rc: retentionOf(j.removeOnComplete), rf: retentionOf(j.removeOnFail) }));
+    return arrayOf('import_jobs', await this.call('import_jobs', [queue, JSON.stringify(body)])).map((v) => (v === 'imported' ? 'imported' : 'exists'));
   }
 
   async obliterate(queue: string, force: boolean): Promise<S.ObliterateOutcome> {

@@ -96,6 +96,7 @@ BEGIN
   DELETE FROM @schema@.events WHERE queue = p_queue;
   DELETE FROM @schema@.metrics WHERE queue = p_queue;
   DELETE FROM @schema@.schedulers WHERE queue = p_queue;
+  DELETE FROM @schema@.imported WHERE queue = p_queue;
   DELETE FROM @schema@.metric_names WHERE queue = p_queue;
   DELETE FROM @schema@.queues WHERE name = p_queue;
   RETURN jsonb_build_object('status', 'obliterated');

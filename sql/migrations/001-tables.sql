@@ -167,3 +167,10 @@ CREATE TABLE @schema@.schedulers (
   PRIMARY KEY (queue, id)
 );
 CREATE INDEX schedulers_due ON @schema@.schedulers (queue, due);
+
+-- Ids ever imported (lua/import.lua's `imported` set): an import run again skips them, even once the job is gone.
+CREATE TABLE @schema@.imported (
+  queue text NOT NULL,
+  id text NOT NULL,
+  PRIMARY KEY (queue, id)
+);
