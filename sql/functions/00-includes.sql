@@ -122,6 +122,7 @@ BEGIN
   UPDATE @schema@.jobs SET finished_token = CASE WHEN p_keep_token THEN token ELSE finished_token END,
          token = NULL, lease_until = NULL
    WHERE queue = p_queue AND id = p_id RETURNING * INTO j;
+  IF j.grp IS NOT NULL THEN PERFORM @schema@.group_ready(p_queue, j.grp); END IF;
   IF j.grp IS NOT NULL OR EXISTS (SELECT 1 FROM @schema@.queues WHERE name = p_queue AND gc IS NOT NULL) THEN
     PERFORM @schema@.wake(p_queue);
   END IF;
@@ -135,5 +136,6 @@ DECLARE
 BEGIN
   UPDATE @schema@.jobs SET state = 'waiting', ws = p_ws, lease_until = NULL
    WHERE queue = p_queue AND id = p_id RETURNING * INTO j;
+  IF j.grp IS NOT NULL THEN PERFORM @schema@.group_ready(p_queue, j.grp); END IF;
   RETURN NOT EXISTS (SELECT 1 FROM @schema@.queues WHERE name = p_queue AND (paused OR j.name = ANY (paused_names)));
 END $$;

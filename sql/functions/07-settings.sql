@@ -57,6 +57,7 @@ CREATE OR REPLACE FUNCTION @schema@.resume_group(p_queue text, p_group text) RET
 BEGIN
   UPDATE @schema@.groups SET paused = false WHERE queue = p_queue AND grp = p_group AND paused;
   IF NOT FOUND THEN RETURN false; END IF;
+  PERFORM @schema@.group_ready(p_queue, p_group);
   PERFORM @schema@.wake(p_queue);
   RETURN true;
 END $$;
@@ -72,6 +73,7 @@ BEGIN
     UPDATE @schema@.groups SET rl_max = (p_limits->'rateLimit'->>'max')::integer, rl_dur = (p_limits->'rateLimit'->>'duration')::bigint
      WHERE queue = p_queue AND grp = p_group;
   END IF;
+  PERFORM @schema@.group_ready(p_queue, p_group);
   PERFORM @schema@.wake(p_queue);
 END $$;
 
@@ -90,5 +92,6 @@ BEGIN
   IF p_limits ? 'maxWaiting' THEN UPDATE @schema@.queues SET mw = (p_limits->>'maxWaiting')::integer WHERE name = p_queue; END IF;
   IF p_limits ? 'maxWaitingPerGroup' THEN UPDATE @schema@.queues SET mwg = (p_limits->>'maxWaitingPerGroup')::integer WHERE name = p_queue; END IF;
   IF p_limits ? 'events' THEN UPDATE @schema@.queues SET ev = (p_limits->>'events')::integer WHERE name = p_queue; END IF;
+  PERFORM @schema@.groups_ready(p_queue);
   PERFORM @schema@.wake(p_queue);
 END $$;

@@ -93,6 +93,7 @@ BEGIN
   DELETE FROM @schema@.once WHERE queue = p_queue;
   DELETE FROM @schema@.workers WHERE queue = p_queue;
   DELETE FROM @schema@.groups WHERE queue = p_queue;
+  DELETE FROM @schema@.ring WHERE queue = p_queue;
   DELETE FROM @schema@.events WHERE queue = p_queue;
   DELETE FROM @schema@.metrics WHERE queue = p_queue;
   DELETE FROM @schema@.schedulers WHERE queue = p_queue;

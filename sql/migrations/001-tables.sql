@@ -15,7 +15,8 @@ CREATE TABLE @schema@.queues (
   grl_max integer, grl_dur bigint,          -- default group rate limit
   mw integer, mwg integer,                  -- maxWaiting, maxWaitingPerGroup
   ev integer,                               -- event stream length: null default, 0 off
-  ev_trimmed bigint NOT NULL DEFAULT 0      -- events trimmed so far (entries ever added = trimmed + retained)
+  ev_trimmed bigint NOT NULL DEFAULT 0,     -- events trimmed so far (entries ever added = trimmed + retained)
+  rr integer NOT NULL DEFAULT 0             -- groups served since the ungrouped jobs' last turn (includes/claim-pop)
 );
 
 -- Wait scores: strict priority, FIFO (LIFO on request) by a sequence drawn at placing time. A sequence
@@ -66,6 +67,7 @@ CREATE INDEX jobs_active ON @schema@.jobs (queue, lease_until) WHERE state = 'ac
 CREATE INDEX jobs_finished ON @schema@.jobs (queue, state, finished_at) WHERE state IN ('completed', 'failed', 'cancelled');
 CREATE INDEX jobs_waiting_children ON @schema@.jobs (queue, created_at) WHERE state = 'waiting-children';
 CREATE INDEX jobs_group_active ON @schema@.jobs (queue, grp) WHERE state = 'active' AND grp IS NOT NULL;
+CREATE INDEX jobs_group_waiting ON @schema@.jobs (queue, grp, ws) WHERE state = 'waiting' AND grp IS NOT NULL;
 
 CREATE TABLE @schema@.groups (
   queue text NOT NULL,
@@ -74,8 +76,21 @@ CREATE TABLE @schema@.groups (
   cap integer,
   rl_max integer, rl_dur bigint,
   rlw bigint NOT NULL DEFAULT 0, rln integer NOT NULL DEFAULT 0,
+  reopen bigint,                            -- waiting for its rate window to reopen (Redis: glimited)
   PRIMARY KEY (queue, grp)
 );
+
+-- The ring of groups served round-robin (includes/groups): a group is in it while it has waiting jobs and may start
+-- one more; claims take the head (lowest pos) and rotate it to the tail. A row per group, so an add that puts its
+-- group in the ring locks that row only, never the queue's.
+CREATE SEQUENCE @schema@.ring_seq;
+CREATE TABLE @schema@.ring (
+  queue text NOT NULL,
+  grp text NOT NULL,
+  pos bigint NOT NULL,
+  PRIMARY KEY (queue, grp)
+);
+CREATE INDEX ring_pos ON @schema@.ring (queue, pos);
 
 CREATE TABLE @schema@.dedup (
   queue text NOT NULL,
