@@ -104,7 +104,8 @@ export class PostgresNotify implements NotifyAdapter {
 
   private async open(): Promise<Client> {
     const pg = await loadPg();
-    const client = new pg.Client(this.options.client);
+    // Named, so an operator (or a test) can tell this connection in pg_stat_activity.
+    const client = new pg.Client({ ...this.options.client, application_name: 'spool-notify' });
     client.on('notification', (n: Notification) => this.dispatch(n.payload));
     const lost = (err?: unknown) => {
       if (this.closed || !this.client) return;

@@ -1,6 +1,7 @@
 import { NatsNotify, Queue, RedisStore } from '../../lib/index.js';
-import type { FinishedMessage, NotifyAdapter, OwnershipMessage, SchedMessage } from '../../lib/store/index.js';
+import type { FinishedMessage, NotifyAdapter, OwnershipMessage, SchedMessage, Store } from '../../lib/store/index.js';
 import { NatsServer } from '../helpers/nats-server.js';
+import { testPostgresStore, usePostgresServer } from '../helpers/postgres.js';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -8,7 +9,8 @@ import { waitFor } from '../helpers/wait-for.js';
  * One contract for every NotifyAdapter (DESIGN: a behaviour a user can
  * observe is the same on all of them): the same store transitions must
  * reach the listeners with the same messages, whether the scripts PUBLISH
- * them on Redis or report them for NATS to carry.
+ * them on Redis, report them for NATS to carry, or NOTIFY them on commit
+ * (PostgresStore's LISTEN/NOTIFY).
  */
 let nats: NatsServer;
 beforeAll(async () => {
@@ -17,22 +19,31 @@ beforeAll(async () => {
 afterAll(async () => {
   await nats?.dispose();
 });
+const postgres = usePostgresServer();
 
-const adapters: [string, () => NotifyAdapter | undefined][] = [
-  ['Redis pub/sub', () => undefined],
-  ['NATS with a KV bucket', () => new NatsNotify({ servers: nats.url, kvBucket: 'contract_hints', subjectPrefix: `c.${uniquePrefix()}`, logger: silentLogger })],
-  ['NATS without a bucket', () => new NatsNotify({ servers: nats.url, subjectPrefix: `c.${uniquePrefix()}`, logger: silentLogger })],
+/** A connected store whose `notify` is the adapter under test; `adapter` is closed after the test when the store does not own it. */
+type Opened = { readonly store: Store; readonly adapter?: NotifyAdapter };
+
+async function redisWith(adapter: NotifyAdapter | undefined): Promise<Opened> {
+  const store = new RedisStore({ url: redisUrl(), prefix: uniquePrefix(), logger: silentLogger, ...(adapter && { notify: adapter }) });
+  await store.connect();
+  return { store, ...(adapter && { adapter }) };
+}
+
+const adapters: [string, () => Promise<Opened>][] = [
+  ['Redis pub/sub', () => redisWith(undefined)],
+  ['NATS with a KV bucket', () => redisWith(new NatsNotify({ servers: nats.url, kvBucket: 'contract_hints', subjectPrefix: `c.${uniquePrefix()}`, logger: silentLogger }))],
+  ['NATS without a bucket', () => redisWith(new NatsNotify({ servers: nats.url, subjectPrefix: `c.${uniquePrefix()}`, logger: silentLogger }))],
+  ['PostgreSQL LISTEN/NOTIFY', async () => ({ store: await testPostgresStore(postgres()) })],
 ];
 
-describe.each(adapters)('notify contract: %s', (_name, makeAdapter) => {
-  let store: RedisStore;
+describe.each(adapters)('notify contract: %s', (_name, open) => {
+  let store: Store;
   let adapter: NotifyAdapter | undefined;
   const off: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
-    adapter = makeAdapter();
-    store = new RedisStore({ url: redisUrl(), prefix: uniquePrefix(), logger: silentLogger, ...(adapter && { notify: adapter }) });
-    await store.connect();
+    ({ store, adapter } = await open());
   });
   afterEach(async () => {
     await Promise.all(off.splice(0).map((f) => f()));
