@@ -16,3 +16,5 @@ export type { SpoolHttpError } from './exception-filter.js';
 export type { DtoClass } from './dto.js';
 export { SpoolHealth } from './health.js';
 export type { SpoolHealthReport, SpoolConnectionHealth } from './health.js';
+export { WorkerHost, WorkerNotReadyError } from './worker-host.js';
+export { ProcessorOverlapError } from './processor-pools.js';
