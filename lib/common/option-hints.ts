@@ -114,7 +114,6 @@ export const MODULE_HINTS: OptionHints = {
 
 /** registerQueue({ ... }) (BullModule.registerQueue). */
 export const REGISTER_QUEUE_HINTS: OptionHints = {
-  prefix: "the prefix belongs to the connection: QueueModule.forRoot({ connection: { url, prefix } })",
   streams: 'limits: { events: { maxLen } }',
   configKey: 'connection: the name of a connection of QueueModule.forRoot({ connections })',
   processors: "a sandboxed processor names its module itself: @Processor('queue', { sandbox: { file } })",

@@ -33,15 +33,15 @@ export class ProcessorExplorer {
     private readonly scanner: MetadataScanner,
   ) {}
 
-  /** The connections `@Processor` classes name (unchecked: explore() reports what is wrong with them). */
-  connections(): string[] {
-    const names = new Set<string>();
+  /** The queues `@Processor` classes name, with their connections (unchecked: explore() reports what is wrong with them). */
+  processorQueues(): { queue: string; connection: string }[] {
+    const found: { queue: string; connection: string }[] = [];
     for (const wrapper of this.discovery.getProviders()) {
       const type = classOf(wrapper);
       const metadata = type && (Reflect.getMetadata(PROCESSOR_METADATA, type) as ProcessorMetadata | undefined);
-      if (metadata) names.add(metadata.connection);
+      if (metadata) found.push({ queue: metadata.queue, connection: metadata.connection });
     }
-    return [...names];
+    return found;
   }
 
   explore(): ProcessorDefinition[] {

@@ -92,9 +92,10 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
   private admit({ className, metadata, handlers }: ProcessorDefinition): void {
     const { queue, connection } = metadata;
     const at = `@Processor('${queue}') on ${className}`;
-    if (!this.connections.names.includes(connection)) {
+    // A registered queue proves its connection (an inline one, in an app without forRoot, included).
+    if (!this.registry.has(queue, connection) && !this.connections.names.includes(connection)) {
       throw new SpoolBootstrapError(at, `names connection "${connection}", which does not exist`,
-        `add it to QueueModule.forRoot({ connections: { ${connection}: { url } } }) or use a configured one (configured: ${this.connections.names.join(', ')})`);
+        `add it to QueueModule.forRoot({ connections: { ${connection}: { url } } }) or use a configured one (configured: ${this.connections.names.join(', ') || 'none'})`);
     }
     if (!this.registry.has(queue, connection)) {
       const known = this.registry.names(connection);
@@ -139,7 +140,7 @@ export class SpoolWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     const modes = processorModes(d, options.concurrency ?? 1, (entry, job) => this.instanceFor(d.memberOf(entry), job), report);
     let worker: Worker;
     try {
-      worker = new Worker(queue, this.handler(d, modes), { ...options, ...caps, shards: this.registry.queue(queue, connection)?.shards, store: this.connections.get(connection), logger: this.logger, autorun: false });
+      worker = new Worker(queue, this.handler(d, modes), { ...options, ...caps, shards: this.registry.queue(queue, connection)?.shards, store: this.connections.get(this.registry.storeOf(queue, connection)), logger: this.logger, autorun: false });
     } catch (err) {
       void modes.close();
       if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(`@Processor('${queue}') options of ${d.className}`, `are invalid: ${err.message}`);
