@@ -18,7 +18,7 @@ export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[
     items: [{ text: 'Getting started', link: '/guide/getting-started' }],
   },
   { text: 'Operations', items: [] },
-  { text: 'Migrating from BullMQ', items: [] },
+  { text: 'Migrating from BullMQ', items: [{ text: 'From @nestjs/bullmq or @nestjs/bull', link: '/migrating/from-nestjs-bullmq' }] },
   {
     text: 'Reference',
     items: [

@@ -1,9 +1,15 @@
 import * as spool from '../../lib/index.js';
 import * as testing from '../../lib/testing/index.js';
-import { readmeTable } from '../helpers/readme-table.js';
+import { readFileSync } from 'node:fs';
+import { markdownTable } from '../helpers/readme-table.js';
 
-/** The right-hand cells of the "Coming from @nestjs/bullmq" table. */
-const spoolCells = (): string[] => readmeTable('## Coming from @nestjs/bullmq').map((row) => row[1] ?? '');
+/** The migration page (the README's section links to it). */
+const PAGE = 'docs/migrating/from-nestjs-bullmq.md';
+const page = readFileSync(new URL(`../../${PAGE}`, import.meta.url), 'utf8');
+
+/** The right-hand cells of its tables: from @nestjs/bullmq, and from @nestjs/bull. */
+const spoolCells = (): string[] =>
+  ['## From @nestjs/bullmq (BullMQ)', '## From @nestjs/bull (Bull 3 and 4)'].flatMap((marker) => markdownTable(page, marker, PAGE).map((row) => row[1] ?? ''));
 
 const exported = (name: string): unknown => (spool as Record<string, unknown>)[name] ?? (testing as Record<string, unknown>)[name];
 const callable = (value: unknown): boolean => typeof value === 'function';
@@ -31,7 +37,7 @@ function check(token: string): string | undefined {
   return 'unchecked';
 }
 
-describe('README "Coming from @nestjs/bullmq"', () => {
+describe('docs/migrating/from-nestjs-bullmq.md', () => {
   it('names only what the library has', () => {
     const tokens = spoolCells().flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((t) => t[1]!));
     const results = tokens.map((token) => [token, check(token)] as const);
