@@ -9,6 +9,8 @@ export type { ProcessorOptions, ProcessorSandboxOptions, OnJobOptions, OnJobSche
 export { SpoolQueueEvents } from './queue-events-host.js';
 export { SpoolWorkers } from './processor-host.js';
 export { ModuleFlowProducer } from './module-flow-producer.js';
+export type { ModuleFlowProducerOptions } from './module-flow-producer.js';
+export type { QueueAsyncRegistration, FlowProducerRegistration, FlowProducerAsyncRegistration } from './registrations.js';
 export { DEFAULT_CONNECTION, getQueueToken, getQueueEventsToken, getConnectionToken, getFlowProducerToken } from './tokens.js';
 export { SpoolBootstrapError, QueueValidationError } from './errors.js';
 export { SpoolExceptionFilter, spoolHttpError, DEFAULT_RETRY_AFTER_SECONDS } from './exception-filter.js';

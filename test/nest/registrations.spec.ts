@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Inject, Injectable, Module } from '@nestjs/common';
+import { LazyModuleLoader } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import {
   InjectFlowProducer,
@@ -140,6 +141,17 @@ describe('registrations with their own connection, prefix and async options', ()
       { name: 'reports', connection: 'analytics' },
     ]);
     expect(app.select(ReportsModule).get(getFlowProducerToken('reports'))).toBe(both.reports);
+  });
+
+  it('a lazily loaded module brings a queue with its own connection after bootstrap: that connection opens then', async () => {
+    const app = await h.app({ imports: [QueueModule.forRoot(rootOptions()), QueueModule.registerQueue('early')] });
+    @Module({ imports: [QueueModule.registerQueue({ name: 'late', connection: { url: redisUrl(), prefix: uniquePrefix('late') } })] })
+    class LateModule {}
+    const lazy = await app.get(LazyModuleLoader).load(() => LateModule);
+    const late = lazy.get<Queue>(getQueueToken('late'), { strict: false });
+    const job = await late.add('x', { n: 1 });
+    expect((await late.getJob(job.id))?.state).toBe('waiting');
+    h.verifyAfter(late);
   });
 
   it('QueueTesting runs a queue registered with its own connection in memory, found by its name', async () => {
