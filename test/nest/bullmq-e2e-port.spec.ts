@@ -461,22 +461,24 @@ describe('QueueModule (port of BullModule e2e)', () => {
   describe('handles all kind of valid processors providers', () => {
     // BullMQ: three WorkerHost classes each with process(); Spool: three classes of one queue, one pool, a job name each.
     @Processor('test_processor_registering')
-    class MyProcessorA {
+    class MyProcessorA extends WorkerHost {
       @OnJob('a') a(): string {
         return 'A';
       }
     }
 
     @Processor('test_processor_registering')
-    class MyProcessorB {
+    class MyProcessorB extends WorkerHost {
       @OnJob('b') b(): string {
         return 'B';
       }
     }
 
     @Processor('test_processor_registering')
-    class MyProcessorC {
-      constructor(private readonly label: string) {}
+    class MyProcessorC extends WorkerHost {
+      constructor(private readonly label: string) {
+        super();
+      }
       @OnJob('c') c(): string {
         return this.label;
       }
@@ -503,11 +505,12 @@ describe('QueueModule (port of BullModule e2e)', () => {
       await testingModule.close();
     });
 
-    /** The job of that name ran in the class it belongs to. */
-    async function ranBy(name: string, expected: string): Promise<void> {
+    /** The job of that name ran in the class it belongs to, and that instance reaches the queue's one pool. */
+    async function ranBy(name: string, expected: string, token: string): Promise<void> {
       const queue = testingModule.get<Queue>(getQueueToken('test_processor_registering'));
       const job = await queue.add(name, {});
       expect(await job.waitUntilFinished({ timeout: 5000 })).toBe(expected);
+      expect(testingModule.get<WorkerHost>(token).worker).toBe(testingModule.get(SpoolWorkers).get('test_processor_registering'));
     }
 
     it('should use MetadataScanner#scanFromPrototype when exploring', () => {
@@ -517,17 +520,17 @@ describe('QueueModule (port of BullModule e2e)', () => {
     });
 
     it('should reach the processor supplied with `useClass`', async () => {
-      await ranBy('a', 'A');
+      await ranBy('a', 'A', 'A');
       expect(testingModule.get(SpoolWorkers).get(MyProcessorA)).toBe(testingModule.get(SpoolWorkers).get('test_processor_registering'));
     });
 
     it('should reach the processor supplied with `useValue`', async () => {
-      await ranBy('b', 'B');
+      await ranBy('b', 'B', 'B');
       expect(testingModule.get(SpoolWorkers).get(MyProcessorB)).toBeDefined();
     });
 
     it('should reach the processor supplied with `useFactory`', async () => {
-      await ranBy('c', 'C');
+      await ranBy('c', 'C', 'C');
       expect(testingModule.get(SpoolWorkers).get(MyProcessorC)).toBeDefined();
     });
   });
