@@ -83,6 +83,9 @@ describe('registrations with their own connection, prefix and async options', ()
   it('refuses bad async options: unknown keys with did-you-mean, the name or another named connection from the factory', async () => {
     expect(() => QueueModule.registerQueueAsync({ name: 'q', useFactroy: () => ({}) } as never)).toThrow('QueueModule.registerQueueAsync() argument 1.useFactroy is not an option: did you mean "useFactory"?');
     expect(() => QueueModule.registerQueueAsync({ name: 'q', useClass: class {} } as never)).toThrow('useClass is not an option: registerQueueAsync takes useFactory');
+    expect(() => QueueModule.registerFlowProducer({ nmae: 'flows' } as never)).toThrow('QueueModule.registerFlowProducer() options.nmae is not an option: did you mean "name"?');
+    expect(() => QueueModule.registerFlowProducerAsync({ name: 'f', inejct: [] } as never)).toThrow('QueueModule.registerFlowProducerAsync() argument 1.inejct is not an option: did you mean "inject"?');
+    expect(() => QueueModule.registerQueue({ name: 'q', prefix: 'has space' })).toThrow('QueueModule.registerQueue() argument 1.prefix must be 1-64 characters without braces or spaces, got "has space"');
     const cases: [unknown, RegExp][] = [
       [{ name: 'q', useFactory: () => ({ defaultJobOption: {} }) }, /registerQueueAsync\(\) argument 1 useFactory\(\)\.defaultJobOption is not an option: did you mean "defaultJobOptions"\?/],
       [{ name: 'q', useFactory: () => ({ processors: [] }) }, /useFactory\(\)\.processors is not an option: a sandboxed processor names its module itself/],
