@@ -7,4 +7,4 @@
  */
 export * from './memory.js';
 export { QueueTesting } from './queue-testing.js';
-export type { QueueTestingOptions, TestingMode, OverridableModuleBuilder } from './queue-testing.js';
+export type { QueueTestingOptions, TestingMode, OverridableModuleBuilder, JobFilter, RunFilter } from './queue-testing.js';
