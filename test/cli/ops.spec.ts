@@ -7,7 +7,7 @@ import { cliEnv, expectCleanError, runCli } from './cli.js';
 describe('spool schedulers / metrics / workers', () => {
   let store: RedisStore;
   let env: NodeJS.ProcessEnv;
-  const workers: { close(): Promise<void> }[] = [];
+  const workers: { close(): Promise<unknown> }[] = [];
 
   beforeAll(async () => {
     const prefix = uniquePrefix('cli-ops');
