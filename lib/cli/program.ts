@@ -8,6 +8,7 @@ import { registerInspect } from './inspect.js';
 import { registerLive } from './live.js';
 import { registerImport } from './import.js';
 import { registerOps } from './ops.js';
+import { registerDoctor } from './doctor.js';
 
 /** A command's work, given a connected context; the store is closed after it, whatever happens. */
 export type Work = (ctx: Context, cmd: Command) => Promise<void>;
@@ -69,6 +70,7 @@ export function buildProgram(): Command {
   registerInspect(program, action);
   registerActions(program, action);
   registerOps(program, action);
+  registerDoctor(program, action);
   registerLive(program, action);
   registerImport(program, action);
   for (const sub of program.commands.flatMap((c) => [c, ...c.commands])) sub.exitOverride().showHelpAfterError('(add --help for usage)');
