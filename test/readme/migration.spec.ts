@@ -1,15 +1,14 @@
 import * as spool from '../../lib/index.js';
 import * as testing from '../../lib/testing/index.js';
-import { readFileSync } from 'node:fs';
-import { markdownTable } from '../helpers/readme-table.js';
+import { docTable } from '../helpers/readme-table.js';
 
-/** The migration page (the README's section links to it). */
-const PAGE = 'docs/migrating/from-nestjs-bullmq.md';
-const page = readFileSync(new URL(`../../${PAGE}`, import.meta.url), 'utf8');
-
-/** The right-hand cells of its tables: from @nestjs/bullmq, and from @nestjs/bull. */
+/** The right-hand cells of the migration tables: the API side by side, and the Nest module's (from @nestjs/bullmq, from @nestjs/bull). */
 const spoolCells = (): string[] =>
-  ['## From @nestjs/bullmq (BullMQ)', '## From @nestjs/bull (Bull 3 and 4)'].flatMap((marker) => markdownTable(page, marker, PAGE).map((row) => row[1] ?? ''));
+  [
+    docTable('docs/migrating/bullmq-api.md', '# Coming from @nestjs/bullmq'),
+    docTable('docs/migrating/from-nestjs-bullmq.md', '## From @nestjs/bullmq (BullMQ)'),
+    docTable('docs/migrating/from-nestjs-bullmq.md', '## From @nestjs/bull (Bull 3 and 4)'),
+  ].flatMap((rows) => rows.map((row) => row[1] ?? ''));
 
 const exported = (name: string): unknown => (spool as Record<string, unknown>)[name] ?? (testing as Record<string, unknown>)[name];
 const callable = (value: unknown): boolean => typeof value === 'function';
@@ -37,7 +36,7 @@ function check(token: string): string | undefined {
   return 'unchecked';
 }
 
-describe('docs/migrating/from-nestjs-bullmq.md', () => {
+describe('README "Coming from @nestjs/bullmq"', () => {
   it('names only what the library has', () => {
     const tokens = spoolCells().flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((t) => t[1]!));
     const results = tokens.map((token) => [token, check(token)] as const);
