@@ -24,7 +24,7 @@ import {
 export interface ProcessorOptions extends ProcessorWorkerOptions {
   /** Named connection of the queue. Default: the default connection. */
   readonly connection?: string;
-  /** Run the jobs in a handler module in worker threads or child processes instead of `@OnJob` methods (README "Sandboxed processors"). */
+  /** Run the jobs in a handler module in worker threads or child processes instead of `@OnJob` methods (docs/guide/workers.md#sandboxed-processors). */
   readonly sandbox?: ProcessorSandboxOptions;
 }
 
@@ -47,7 +47,7 @@ export interface OnJobOptions {
   readonly concurrency?: number;
   /**
    * The method takes jobs of this name in batches: (jobs, batch) => one result
-   * per job (README "Batch handlers"). The processor's concurrency is then at
+   * per job (docs/guide/workers.md#batch-handlers). The processor's concurrency is then at
    * least `size` (by default the largest batch size).
    */
   readonly batch?: BatchOptions;
@@ -137,7 +137,11 @@ export function InjectConnection(connection: string = DEFAULT_CONNECTION): Param
   return Inject(getConnectionToken(connectionName(connection, '@InjectConnection() connection')));
 }
 
-/** Injects the FlowProducer of QueueModule.registerFlowProducer(). */
-export function InjectFlowProducer(connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
-  return Inject(getFlowProducerToken(connectionName(connection, '@InjectFlowProducer() connection')));
+/**
+ * Injects the FlowProducer QueueModule.registerFlowProducer({ name })
+ * registered; without a name, the default connection's (a producer without
+ * a name is named after its connection).
+ */
+export function InjectFlowProducer(name: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
+  return Inject(getFlowProducerToken(name));
 }

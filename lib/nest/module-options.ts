@@ -31,7 +31,7 @@ export interface SpoolConnectionOptions {
   readonly client?: RedisClientLike | ClusterClientLike;
   /** Redis Cluster: node-redis createCluster() options, e.g. { rootNodes: [{ url: 'redis://host:7000' }] }. */
   readonly cluster?: SpoolClusterOptions;
-  /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see README "Redis Cluster". Default 'async'. */
+  /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see docs/operations/cluster.md. Default 'async'. */
   readonly durability?: Durability;
   /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */
   readonly replicationTimeoutMs?: number;
@@ -144,6 +144,16 @@ function unknownModuleKeys(options: Record<string, unknown>, field: string): Unk
     if (plain(options.notify.nats)) found.push(...unknownKeys(options.notify.nats, NATS_OPTION_KEYS.filter((k) => k !== 'logger'), `${field}.notify.nats`, { logger: "the module passes Nest's logger" }));
   }
   return found;
+}
+
+/**
+ * One connection's options, wherever they are given (forRoot's `connection`
+ * and `connections`, an inline `registerQueue({ connection })`): unknown keys
+ * with their hints, then the shape.
+ */
+export function checkConnectionOptions(value: unknown, field: string): void {
+  if (literal(value)) throwUnknown(unknownKeys(value, CONNECTION_KEYS, field, CONNECTION_HINTS));
+  checkConnection(value, field);
 }
 
 function checkConnection(value: unknown, field: string): void {

@@ -60,7 +60,7 @@ describe('the BullMQ names a migrating user types get their Spool counterpart', 
     expect(error).toBeInstanceOf(UnknownOptionError);
     expect(error.message).toBe(
       "opts.deduplication is not an option: dedup: { key, ttl } (BullMQ's deduplication.id is dedup.key); " +
-        'neither is repeat: repeating jobs are schedulers: queue.upsertScheduler(id, { every } or { cron }, { name, data, opts }) (README "Schedulers"); ' +
+        'neither is repeat: repeating jobs are schedulers: queue.upsertScheduler(id, { every } or { cron }, { name, data, opts }) (docs/guide/schedulers.md); ' +
         "neither is parent: parents and children are added together with FlowProducer; a child's failurePolicy (e.g. failurePolicy: 'ignoreDependencyOnFailure') says what its failure does to the parent",
     );
     expect(thrown(() => normalizeJobOptions({ removeOnComplete: { count: 100, limit: 10 } } as never, undefined)).message).toMatch(
@@ -80,8 +80,7 @@ describe('the BullMQ names a migrating user types get their Spool counterpart', 
     expect(thrown(() => new Queue('q', { store, connection: { host: 'x' } } as never)).message).toMatch(/^Queue options\.connection is not an option: BullMQ's per-queue connection: .*\{ store \}$/);
     expect(thrown(() => new QueueEvents('q', { store, lastEventId: '0' } as never)).message).toBe('QueueEvents options.lastEventId is not an option: did you mean "from"? (the event id to read after)');
     expect(thrown(() => QueueModule.registerQueue({ name: 'q', prefix: 'app', streams: { events: { maxLen: 10 } } } as never)).message).toBe(
-      'QueueModule.registerQueue() argument 1.prefix is not an option: the prefix belongs to the connection: QueueModule.forRoot({ connection: { url, prefix } }); ' +
-        'neither is streams: limits: { events: { maxLen } }',
+      'QueueModule.registerQueue() argument 1.streams is not an option: limits: { events: { maxLen } }',
     );
   });
 });
