@@ -6,7 +6,9 @@ export default {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   testMatch: ['<rootDir>/test/**/*.spec.ts'],
   // The throwaway apps of the consumer tests run their own specs, in their own installs.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/consumer/apps/'],
+  // test/postgres-suites runs the engine, flow, throughput and ops specs again on PostgreSQL: `npm run test:postgres`
+  // (long; the default run has the store contract and the transactional-enqueue specs on PostgreSQL).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/consumer/apps/', '<rootDir>/test/postgres-suites/'],
   globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
   testTimeout: 30000,

@@ -47,13 +47,30 @@ BEGIN
   END IF;
 
   grouped := EXISTS (SELECT 1 FROM @schema@.jobs WHERE queue = p_queue AND state = 'waiting' AND grp IS NOT NULL);
-  IF NOT grouped THEN
-    -- No group waits: the head of the wait order, in one locked batch.
+  IF NOT grouped AND room = '{}'::jsonb THEN
+    -- No group waits and no name is capped: the head of the wait order, in one locked batch.
     FOR j IN SELECT * FROM @schema@.jobs
               WHERE queue = p_queue AND state = 'waiting' AND NOT (name = ANY (q.paused_names))
               ORDER BY ws LIMIT n + 100 FOR UPDATE SKIP LOCKED LOOP
       EXIT WHEN taken >= n;
+      IF j.deadline > 0 AND now > j.deadline THEN
+        PERFORM @schema@.dead_letter(p_queue, j.id, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError', now);
+        PERFORM @schema@.metric_dead(p_queue, now, j.name);
+        CONTINUE;
+      END IF;
+      out := out || jsonb_build_array(@schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now));
+      taken := taken + 1;
+    END LOOP;
+  ELSIF NOT grouped THEN
+    -- Capped names: candidates are read unlocked and locked one by one as they are taken, so the jobs this worker
+    -- has no room for stay free for a concurrent claim of another worker.
+    FOR j IN SELECT * FROM @schema@.jobs
+              WHERE queue = p_queue AND state = 'waiting' AND NOT (name = ANY (q.paused_names))
+              ORDER BY ws LIMIT n + 100 LOOP
+      EXIT WHEN taken >= n;
       CONTINUE WHEN room ? j.name AND (room->>j.name)::integer <= 0;
+      PERFORM 1 FROM @schema@.jobs WHERE queue = p_queue AND id = j.id AND state = 'waiting' FOR UPDATE SKIP LOCKED;
+      CONTINUE WHEN NOT FOUND;
       IF j.deadline > 0 AND now > j.deadline THEN
         PERFORM @schema@.dead_letter(p_queue, j.id, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError', now);
         PERFORM @schema@.metric_dead(p_queue, now, j.name);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PostgresStore } from '../../lib/postgres/index.js';
 import { PostgresServer } from './postgres-server.mjs';
+import { usePostgresStores } from './store.js';
 
 /**
  * One private PostgreSQL server for the test file that calls this at its top
@@ -31,4 +32,15 @@ export async function testPostgresStore(server: PostgresServer, schema = uniqueS
   const store = new PostgresStore({ connectionString: server.url(), schema, migrate: true, poolSize: 5 });
   await store.connect();
   return store;
+}
+
+/**
+ * One private PostgreSQL server for the whole test file, and every
+ * testStore() without a URL (so engineHarness) a PostgresStore on a fresh
+ * schema of it: the Redis specs imported by the file run again on PostgreSQL.
+ */
+export function postgresForFile(): () => PostgresServer {
+  const server = usePostgresServer();
+  beforeAll(() => usePostgresStores(() => testPostgresStore(server())));
+  return server;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { RedisStore } from '../../lib/index.js';
+import type { Store } from '../../lib/store/index.js';
 
 /** The URL of the run's private redis-server (started by global-setup). */
 export function redisUrl(): string {
@@ -25,8 +26,25 @@ export function useClusterStores(rootNodes: () => { url: string }[]): void {
   clusterNodes = rootNodes;
 }
 
-/** A connected store with its own prefix on the run's Redis (or the file's cluster, see useClusterStores). */
+/** Opens the PostgresStore that testStore() returns instead of a Redis one (see usePostgresStores). */
+let postgresStores: (() => Promise<Store>) | undefined;
+
+/**
+ * From now on in this test file, testStore() without a URL (and so
+ * engineHarness) opens a store on PostgreSQL: test/postgres-suites runs the
+ * engine, flow, throughput, ops and scheduler specs again through it.
+ */
+export function usePostgresStores(open: () => Promise<Store>): void {
+  postgresStores = open;
+}
+
+/** A connected store with its own prefix on the run's Redis (or the file's cluster, see useClusterStores; or PostgreSQL, see usePostgresStores). */
 export async function testStore(url?: string, prefix = uniquePrefix()): Promise<RedisStore> {
+  if (url === undefined && postgresStores) {
+    // NOTE: typed as the RedisStore the specs are written against; the spec files run on PostgreSQL
+    // (test/postgres-suites) use only the Store contract of it, and those that reach for Redis are left out there.
+    return (await postgresStores()) as unknown as RedisStore;
+  }
   const store =
     url === undefined && clusterNodes
       ? new RedisStore({ cluster: { rootNodes: clusterNodes() }, prefix, logger: silentLogger })
