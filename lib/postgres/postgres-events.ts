@@ -7,6 +7,14 @@ function seqOf(id: string): number {
   return Number(seq) || 0;
 }
 
+/**
+ * An event's id: "<ms>-<seq>", the seq zero-padded so that ids sort as text in the order they were written
+ * (the seq is the table's serial, not a per-millisecond counter as on Redis).
+ */
+function eventId(ms: unknown, seq: unknown): string {
+  return `${String(ms)}-${String(seq).padStart(16, '0')}`;
+}
+
 /** Field values as Redis streams hold them: strings. */
 function fieldsOf(raw: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -33,7 +41,7 @@ export class PostgresEventReader implements EventReader {
         count,
       ]);
       if (rows.length > 0 || this.closed || Date.now() >= until) {
-        return rows.map((r) => ({ id: `${String(r.ms)}-${String(r.seq)}`, fields: fieldsOf(r.fields) }));
+        return rows.map((r) => ({ id: eventId(r.ms, r.seq), fields: fieldsOf(r.fields) }));
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(1, until - Date.now()))).unref?.());
     }
@@ -41,8 +49,8 @@ export class PostgresEventReader implements EventReader {
 
   async info(): Promise<StreamInfo | null> {
     const { rows } = await this.db().query(
-      `SELECT (SELECT ms || '-' || seq FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq LIMIT 1) AS first,
-              (SELECT ms || '-' || seq FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq DESC LIMIT 1) AS last,
+      `SELECT (SELECT ms || '-' || lpad(seq::text, 16, '0') FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq LIMIT 1) AS first,
+              (SELECT ms || '-' || lpad(seq::text, 16, '0') FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq DESC LIMIT 1) AS last,
               (SELECT count(*) FROM ${this.schema}.events WHERE queue = $1) AS length,
               (SELECT ev_trimmed FROM ${this.schema}.queues WHERE name = $1) AS trimmed`,
       [this.queue],

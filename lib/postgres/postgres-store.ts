@@ -250,10 +250,6 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     return { status: o.status as 'cancelled' | 'requested' | 'unknown', children };
   }
 
-  async cancelWaiting(queue: string, ids: readonly string[]): Promise<boolean[]> {
-    return arrayOf('cancel_waiting', await this.call('cancel_waiting', [queue, ids])).map((v) => v === true);
-  }
-
   async progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> {
     return (await this.call('set_progress', [queue, lease.id, lease.token, progress])) === true;
   }

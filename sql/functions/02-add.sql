@@ -79,7 +79,7 @@ BEGIN
             (x->>'deadline')::bigint, (x->>'priority')::integer, (x->>'lifo')::boolean, wsc, x->>'group', x->>'trace',
             CASE WHEN x->'dedup' IS NOT NULL AND jsonb_typeof(x->'dedup') = 'object' AND (x->'dedup'->>'ttl')::bigint = 0 THEN x->'dedup'->>'key' END,
             (x->'rc'->>0)::integer, (x->'rc'->>1)::bigint, (x->'rf'->>0)::integer, (x->'rf'->>1)::bigint);
-    IF st = 'waiting' AND x->>'group' IS NOT NULL THEN PERFORM @schema@.group_ready(p_queue, x->>'group'); END IF;
+    IF st = 'waiting' AND x->>'group' IS NOT NULL THEN PERFORM @schema@.group_ready(p_queue, x->>'group', false); END IF;
     PERFORM @schema@.emit(p_queue, 'added', jsonb_build_object('jobId', x->>'id', 'name', x->>'name', 'state', st));
     IF st = 'delayed' THEN
       PERFORM @schema@.emit(p_queue, 'delayed', jsonb_build_object('jobId', x->>'id', 'delay', delay, 'runAt', now + delay));

@@ -2,12 +2,17 @@
 
 -- spool_group_ready: into the ring when it can be served (not paused, under its cap, rate window open, jobs waiting)
 -- and is not queued already; true when it joined now.
-CREATE OR REPLACE FUNCTION @schema@.group_ready(p_queue text, p_grp text) RETURNS boolean LANGUAGE plpgsql AS $$
+-- Lock order: the queue row before ring rows, as claim() takes them, so a worker's transition and a claim never
+-- deadlock. p_lock false: an add, which may run in the caller's long transaction, takes no queue lock (it only
+-- inserts its group's ring row, which no claim waits on before it commits).
+CREATE OR REPLACE FUNCTION @schema@.group_ready(p_queue text, p_grp text, p_lock boolean DEFAULT true) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   g @schema@.groups;
   cap integer;
 BEGIN
-  IF p_grp IS NULL OR EXISTS (SELECT 1 FROM @schema@.ring WHERE queue = p_queue AND grp = p_grp) THEN RETURN false; END IF;
+  IF p_grp IS NULL THEN RETURN false; END IF;
+  IF p_lock THEN PERFORM 1 FROM @schema@.queues WHERE name = p_queue FOR UPDATE; END IF;
+  IF EXISTS (SELECT 1 FROM @schema@.ring WHERE queue = p_queue AND grp = p_grp) THEN RETURN false; END IF;
   SELECT * INTO g FROM @schema@.groups WHERE queue = p_queue AND grp = p_grp;
   IF g.paused OR g.reopen IS NOT NULL THEN RETURN false; END IF;
   cap := coalesce(g.cap, (SELECT gcap FROM @schema@.queues WHERE name = p_queue), 0);

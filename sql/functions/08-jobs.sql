@@ -114,7 +114,7 @@ BEGIN
     FOR c IN SELECT * FROM jsonb_array_elements(x->'children') LOOP
       INSERT INTO @schema@.deps (parent_queue, parent_id, child_queue, child_id) VALUES (x->>'queue', x->'job'->>'id', c->>'queue', c->>'id');
     END LOOP;
-    IF st = 'waiting' AND x->'job'->>'group' IS NOT NULL THEN PERFORM @schema@.group_ready(x->>'queue', x->'job'->>'group'); END IF;
+    IF st = 'waiting' AND x->'job'->>'group' IS NOT NULL THEN PERFORM @schema@.group_ready(x->>'queue', x->'job'->>'group', false); END IF;
     PERFORM @schema@.emit(x->>'queue', 'added', jsonb_build_object('jobId', x->'job'->>'id', 'name', x->'job'->>'name', 'state', st));
     IF st = 'delayed' THEN
       PERFORM @schema@.emit(x->>'queue', 'delayed', jsonb_build_object('jobId', x->'job'->>'id', 'delay', delay, 'runAt', now + delay));
