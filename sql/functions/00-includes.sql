@@ -39,11 +39,15 @@ $$;
 CREATE OR REPLACE FUNCTION @schema@.emit(p_queue text, p_event text, p_fields jsonb DEFAULT '{}') RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   len integer;
+  s bigint;
 BEGIN
   SELECT ev INTO len FROM @schema@.queues WHERE name = p_queue;
   IF len = 0 THEN RETURN; END IF;
-  INSERT INTO @schema@.events (queue, ms, fields) VALUES (p_queue, @schema@.now_ms(), jsonb_build_object('event', p_event) || p_fields);
-  IF len IS NOT NULL THEN PERFORM @schema@.trim_events(p_queue, len); END IF;
+  INSERT INTO @schema@.events (queue, ms, fields) VALUES (p_queue, @schema@.now_ms(), jsonb_build_object('event', p_event) || p_fields)
+  RETURNING seq INTO s;
+  -- About every 16th event, as XADD MAXLEN ~ trims whole nodes: the stream keeps about len events, and the trim
+  -- (and its counter on the queue row) is not paid on every write.
+  IF len IS NOT NULL AND s % 16 = 0 THEN PERFORM @schema@.trim_events(p_queue, len); END IF;
 END $$;
 
 -- Keeps the newest p_len events of the queue, counting what it drops (StreamInfo.added = trimmed + retained).
@@ -69,11 +73,12 @@ BEGIN
   IF p_count > 0 THEN
     DELETE FROM @schema@.jobs WHERE (queue, id) IN (
       SELECT queue, id FROM @schema@.jobs WHERE queue = p_queue AND state = p_state
-      ORDER BY finished_at DESC, id DESC OFFSET p_count LIMIT 1000);
+      ORDER BY finished_at DESC, id DESC OFFSET p_count LIMIT 1000 FOR UPDATE SKIP LOCKED);
   END IF;
   IF p_age >= 0 THEN
     DELETE FROM @schema@.jobs WHERE (queue, id) IN (
-      SELECT queue, id FROM @schema@.jobs WHERE queue = p_queue AND state = p_state AND finished_at < p_now - p_age LIMIT 1000);
+      SELECT queue, id FROM @schema@.jobs WHERE queue = p_queue AND state = p_state AND finished_at < p_now - p_age
+      LIMIT 1000 FOR UPDATE SKIP LOCKED);
   END IF;
 END $$;
 

@@ -9,6 +9,7 @@ DECLARE
   j @schema@.jobs;
   statuses jsonb := '[]';
   next jsonb;
+  done jsonb := '[]';
 BEGIN
   FOR x IN SELECT * FROM jsonb_array_elements(p_items) LOOP
     SELECT * INTO j FROM @schema@.jobs WHERE queue = p_queue AND id = x->>'id' FOR UPDATE;
@@ -28,10 +29,11 @@ BEGIN
     ELSE
       PERFORM @schema@.emit(p_queue, 'completed', jsonb_build_object('jobId', j.id, 'size', octet_length(x->>'result')));
       PERFORM @schema@.finish(p_queue, j.id, 'completed', now);
-      PERFORM @schema@.metric_completed(p_queue, now, (x->>'durationMs')::double precision, j.name);
+      done := done || jsonb_build_array(jsonb_build_object('name', j.name, 'durationMs', x->'durationMs'));
       statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'completed'));
     END IF;
   END LOOP;
+  IF jsonb_array_length(done) > 0 THEN PERFORM @schema@.metric_completed_many(p_queue, now, done); END IF;
   next := @schema@.claim(p_queue, p_count, p_worker, p_lock_ms, p_room);
   RETURN jsonb_build_object('statuses', statuses, 'jobs', next->'jobs', 'waitMs', next->'waitMs');
 END $$;

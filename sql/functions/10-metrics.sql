@@ -67,3 +67,36 @@ CREATE OR REPLACE FUNCTION @schema@.metric_dead(p_queue text, p_now bigint, p_na
 BEGIN
   PERFORM @schema@.metric_add(p_queue, p_now, 'd' || @schema@.metric_suffix(p_queue, p_name, p_now), 1);
 END $$;
+
+-- Counts of a batch of completions, written once per name and field in sorted order: concurrent completions
+-- take the counter rows in one order, so they never deadlock (each would otherwise lock its own buckets first).
+--   p_done: [{name, durationMs?}]
+CREATE OR REPLACE FUNCTION @schema@.metric_completed_many(p_queue text, p_now bigint, p_done jsonb) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  nm text;
+  s text;
+  acc jsonb := '{}';
+  x jsonb;
+  ms bigint;
+  k integer;
+  f text;
+  v text;
+BEGIN
+  FOR nm IN SELECT DISTINCT e->>'name' FROM jsonb_array_elements(p_done) e ORDER BY 1 LOOP
+    s := @schema@.metric_suffix(p_queue, nm, p_now);
+    FOR x IN SELECT e FROM jsonb_array_elements(p_done) e WHERE e->>'name' = nm LOOP
+      IF x->'durationMs' IS NULL OR jsonb_typeof(x->'durationMs') <> 'number' OR (x->>'durationMs')::double precision < 0 THEN
+        acc := jsonb_set(acc, ARRAY['hn' || s], to_jsonb(coalesce((acc->>('hn' || s))::bigint, 0) + 1));
+      ELSE
+        ms := ceil((x->>'durationMs')::double precision);
+        k := 0;
+        WHILE k < 21 AND (2::bigint ^ k) < ms LOOP k := k + 1; END LOOP;
+        acc := jsonb_set(acc, ARRAY['h' || k || s], to_jsonb(coalesce((acc->>('h' || k || s))::bigint, 0) + 1));
+        IF ms > 0 THEN acc := jsonb_set(acc, ARRAY['ms' || s], to_jsonb(coalesce((acc->>('ms' || s))::bigint, 0) + ms)); END IF;
+      END IF;
+    END LOOP;
+  END LOOP;
+  FOR f, v IN SELECT key, value FROM jsonb_each_text(acc) ORDER BY key LOOP
+    PERFORM @schema@.metric_add(p_queue, p_now, f, v::bigint);
+  END LOOP;
+END $$;
