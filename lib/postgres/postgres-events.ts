@@ -52,7 +52,7 @@ export class PostgresEventReader implements EventReader {
       `SELECT (SELECT ms || '-' || lpad(seq::text, 16, '0') FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq LIMIT 1) AS first,
               (SELECT ms || '-' || lpad(seq::text, 16, '0') FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq DESC LIMIT 1) AS last,
               (SELECT count(*) FROM ${this.schema}.events WHERE queue = $1) AS length,
-              (SELECT ev_trimmed FROM ${this.schema}.queues WHERE name = $1) AS trimmed`,
+              (SELECT n FROM ${this.schema}.event_trims WHERE queue = $1) AS trimmed`,
       [this.queue],
     );
     const r = rows[0];

@@ -51,14 +51,19 @@ BEGIN
 END $$;
 
 -- Keeps the newest p_len events of the queue, counting what it drops (StreamInfo.added = trimmed + retained).
+-- One trimmer per queue at a time (a try-lock: a transaction that cannot have it skips this trim, the next one
+-- does it), so concurrent transitions never wait on each other's trims.
 CREATE OR REPLACE FUNCTION @schema@.trim_events(p_queue text, p_len integer) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   n integer;
 BEGIN
+  IF NOT pg_try_advisory_xact_lock(hashtext('spool-trim:@schema@:' || p_queue)) THEN RETURN; END IF;
   DELETE FROM @schema@.events WHERE queue = p_queue AND seq <= (
     SELECT seq FROM @schema@.events WHERE queue = p_queue ORDER BY seq DESC OFFSET p_len LIMIT 1);
   GET DIAGNOSTICS n = ROW_COUNT;
-  IF n > 0 THEN UPDATE @schema@.queues SET ev_trimmed = ev_trimmed + n WHERE name = p_queue; END IF;
+  IF n > 0 THEN
+    INSERT INTO @schema@.event_trims (queue, n) VALUES (p_queue, n) ON CONFLICT (queue) DO UPDATE SET n = @schema@.event_trims.n + EXCLUDED.n;
+  END IF;
 END $$;
 
 -- The queue's row, created on first use.

@@ -95,6 +95,7 @@ BEGIN
   DELETE FROM @schema@.groups WHERE queue = p_queue;
   DELETE FROM @schema@.ring WHERE queue = p_queue;
   DELETE FROM @schema@.events WHERE queue = p_queue;
+  DELETE FROM @schema@.event_trims WHERE queue = p_queue;
   DELETE FROM @schema@.metrics WHERE queue = p_queue;
   DELETE FROM @schema@.schedulers WHERE queue = p_queue;
   DELETE FROM @schema@.imported WHERE queue = p_queue;

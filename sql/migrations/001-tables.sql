@@ -15,7 +15,6 @@ CREATE TABLE @schema@.queues (
   grl_max integer, grl_dur bigint,          -- default group rate limit
   mw integer, mwg integer,                  -- maxWaiting, maxWaitingPerGroup
   ev integer,                               -- event stream length: null default, 0 off
-  ev_trimmed bigint NOT NULL DEFAULT 0,     -- events trimmed so far (entries ever added = trimmed + retained)
   rr integer NOT NULL DEFAULT 0             -- groups served since the ungrouped jobs' last turn (includes/claim-pop)
 );
 
@@ -188,4 +187,11 @@ CREATE TABLE @schema@.imported (
   queue text NOT NULL,
   id text NOT NULL,
   PRIMARY KEY (queue, id)
+);
+
+-- Events trimmed so far per queue (StreamInfo.added = trimmed + retained): a row of its own, written only by the one
+-- transaction trimming the queue's stream at a time, so trims never wait on (or hold) the queue row.
+CREATE TABLE @schema@.event_trims (
+  queue text PRIMARY KEY,
+  n bigint NOT NULL
 );
