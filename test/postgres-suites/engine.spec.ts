@@ -1,6 +1,9 @@
 import { postgresForFile } from '../helpers/postgres.js';
 // The engine specs again, every harness store a PostgresStore on a private PostgreSQL started once for the file
 // (npm run test:postgres; the default npm test runs the store contract and the tx specs on PostgreSQL only).
+// Expected to fail here, by construction: the cases that read or write Redis keys themselves through
+// test/helpers/redis-access (TypeError "redisAccess() takes a RedisStore"): once, lease-loss, metrics (hash
+// expiry), schedulers (refill), update-data (reaped holder), worker-pause (push names), delayed (Redis clock).
 import '../engine/worker.spec.js';
 import '../engine/cancel.spec.js';
 import '../engine/errors.spec.js';
