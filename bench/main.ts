@@ -70,12 +70,15 @@ async function main(): Promise<void> {
   console.log(`redis-server on port ${redis.port}; node ${process.version}; ${cpu.length} cores (${cpu[0]?.model ?? '?'}); jobs=${args.jobs} repeat=${args.repeat}`);
 
   const results = new Results(args.jobs, GROUPS);
+  /** Wall time per row over every repeat, s: which rows a full run's length comes from. */
+  const rowSeconds = new Map<Row, number>();
   const n = args.jobs;
   try {
     for (let r = 0; r < args.repeat; r++) {
       // Rotate who goes first, so warm-up and drift do not favour one side.
       const order = contenders.map((_, k) => contenders[(k + r) % contenders.length]!);
       for (const row of args.rows) {
+        const rowStarted = performance.now();
         for (const c of order) {
           const q = `${row}-${r}`;
           await probe.reset();
@@ -185,6 +188,7 @@ async function main(): Promise<void> {
             }
           }
         }
+        rowSeconds.set(row, (rowSeconds.get(row) ?? 0) + (performance.now() - rowStarted) / 1000);
       }
     }
   } finally {
@@ -194,7 +198,7 @@ async function main(): Promise<void> {
     await redis.stop();
   }
   printReport(results);
-  console.log(`\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s; per row (all repeats): ${[...rowSeconds].map(([row, sec]) => `${row} ${sec.toFixed(0)} s`).join(', ')}`);
 }
 
 const argv = process.argv.slice(2);
