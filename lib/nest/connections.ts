@@ -2,7 +2,7 @@ import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { SpoolLogger } from '../logger.js';
 import { NatsNotify } from '../notify/nats-notify.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
-import { RedisStore } from '../store/redis-store.js';
+import { RedisStore, type RedisStoreConfig } from '../store/redis-store.js';
 import type { Store } from '../store/store.js';
 import { SpoolBootstrapError } from './errors.js';
 import { validateModuleOptions, type QueueModuleOptions, type SpoolConnectionOptions } from './module-options.js';
@@ -51,13 +51,13 @@ export class SpoolConnections implements OnModuleInit, OnApplicationShutdown {
     const adapters: NatsNotify[] = [];
     const settings = new Map<string, { readonly notify?: NatsNotify; readonly waitForRedis?: boolean }>();
     for (const [name, c] of entries) {
-      const { waitForRedis, url, client, cluster, ...rest } = c;
+      const { waitForRedis, ...rest } = c;
       const nats = options.notify?.nats;
       // Named connections get subjects (and hint keys) of their own: `<subjectPrefix>.<name>`.
       const subjectPrefix = name === DEFAULT_CONNECTION ? nats?.subjectPrefix : `${nats?.subjectPrefix ?? 'spool'}.${name}`;
       const notify = nats && new NatsNotify({ ...nats, logger, ...(subjectPrefix !== undefined && { subjectPrefix }) });
       if (notify) adapters.push(notify);
-      stores.set(name, new RedisStore({ ...(client ? { client } : cluster ? { cluster } : { url: url! }), ...rest, logger, ...(notify && { notify }) }));
+      stores.set(name, new RedisStore({ ...rest, logger, ...(notify && { notify }) } as RedisStoreConfig));
       settings.set(name, { ...(notify && { notify }), ...(waitForRedis !== undefined && { waitForRedis }) });
     }
     const plan = () => {

@@ -48,12 +48,15 @@ export function reconnectDelay(retries: number): number {
  *   bound. Workers retry their writes themselves (persist), producers decide.
  */
 export function createSpoolClient(url: string): RedisClientLike {
-  return createClient({
-    url,
-    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true },
-    disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
-  }) as unknown as RedisClientLike;
+  return createClient({ url, ...spoolClientOptions() }) as unknown as RedisClientLike;
+}
+
+/** Socket settings of every client Spool makes (see createSpoolClient), to merge TLS and an address into. */
+export const SPOOL_SOCKET = { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true } as const;
+
+/** The node-redis client options of every client Spool makes (see createSpoolClient), with `socket` extended by `extra`. */
+export function spoolClientOptions<Extra extends object>(extra?: Extra): { socket: typeof SPOOL_SOCKET & Extra; disableOfflineQueue: true; commandOptions: { timeout: 0 } } {
+  return { socket: { ...SPOOL_SOCKET, ...(extra as Extra) }, disableOfflineQueue: true, commandOptions: { timeout: 0 } };
 }
 
 /** The options of a node-redis client that matter here, read defensively (a client passed in may be anything RedisClientLike). */
