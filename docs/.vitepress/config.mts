@@ -17,8 +17,8 @@ export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[
     text: 'Guide',
     items: [{ text: 'Getting started', link: '/guide/getting-started' }],
   },
-  { text: 'Operations', items: [] },
-  { text: 'Migrating from BullMQ', items: [] },
+  { text: 'Operations', items: [{ text: 'Connections', link: '/operations/connections' }] },
+  { text: 'Migrating from BullMQ', items: [{ text: 'Switching a live system', link: '/migrating/switching' }] },
   {
     text: 'Reference',
     items: [
