@@ -101,7 +101,7 @@ export {
 // Store
 export { RedisStore } from '../store/redis-store.js';
 export type { RedisConnection, RedisStoreConfig, RedisStoreOptions, ConnectOptions } from '../store/redis-store.js';
-export type { RedisClientLike } from '../store/redis-client.js';
+export type { RedisClientLike, RedisEventListener } from '../store/redis-client.js';
 export type { Durability } from '../store/store-options.js';
 export type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
 export type { UrlConnection, HostConnection, ClusterConnection, SentinelConnection, SentinelSettings, SentinelNode, ClientConnection } from '../store/connections/options.js';

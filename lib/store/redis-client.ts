@@ -2,6 +2,14 @@ import { createClient, ErrorReply } from 'redis';
 import { CommandTimeoutError, RedisUnavailableError } from './errors.js';
 
 /**
+ * An event listener, checked bivariantly (a method's parameter): Spool's
+ * listeners take the arguments they know (`(err: Error) => void`), and
+ * node-redis declares `(...args: any[]) => void`; a plain function type
+ * would refuse one or the other.
+ */
+export type RedisEventListener = { listen(...args: unknown[]): void }['listen'];
+
+/**
  * What Spool needs of a node-redis client. A client made by `createClient()`
  * fits; so does one with modules or scripts of its own, which is why this is
  * structural rather than node-redis's generic client type.
@@ -16,8 +24,8 @@ export interface RedisClientLike {
   sendCommand(args: readonly string[]): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
   unsubscribe(channel: string, listener?: (message: string, channel: string) => unknown): Promise<unknown>;
-  on(event: string, listener: (...args: never[]) => void): unknown;
-  off(event: string, listener: (...args: never[]) => void): unknown;
+  on(event: string, listener: RedisEventListener): unknown;
+  off(event: string, listener: RedisEventListener): unknown;
 }
 
 /**
