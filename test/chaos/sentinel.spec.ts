@@ -3,6 +3,7 @@ import { logRecorder } from '../helpers/log-recorder.js';
 import { MASTER_NAME, SentinelGroup } from '../helpers/sentinel-group.js';
 import { uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { cliEnv, runCli } from '../cli/cli.js';
 
 /**
  * Redis Sentinel for real: a master, a replica and three sentinels started
@@ -104,6 +105,12 @@ describe('Redis Sentinel: failover under load', () => {
       const lastId = acked[acked.length - 1]!;
       await waitFor(() => seen.some((e) => e.event === 'completed' && e.jobId === lastId), { timeout: 10_000, message: 'the event reader to see the last job' });
       expect(await queue.verify()).toEqual([]);
+      // The CLI finds the new master through the sentinels too.
+      const sentinelFlag = `${MASTER_NAME}@${group.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+      const counts = await runCli(['counts', '--json', '--sentinel', sentinelFlag], cliEnv(prefix, { REDIS_URL: 'redis://127.0.0.1:1' }));
+      expect(counts.code).toBe(0);
+      const orders = (JSON.parse(counts.stdout) as { queue: string; counts: { completed: number } }[]).find((row) => row.queue === 'orders');
+      expect(orders?.counts.completed).toBeGreaterThanOrEqual(new Set(acked).size);
       const secs = (at: number): string => ((at - killedAt) / 1000).toFixed(2);
       process.stdout.write(
         `sentinel failover after SIGKILL of the master: replica promoted at ${secs(promotedAt)} s, first 'async' add accepted at ${secs(firstAsyncAfterKill)} s, ` +
