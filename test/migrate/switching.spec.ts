@@ -73,7 +73,8 @@ describe('switching a live system from BullMQ to Spool', () => {
       await bullWorker.close();
 
       // 4. Import what is left, removing BullMQ's copies as it goes, while producers keep adding to Spool.
-      const report = await importFromBullMQ({ from: redis.url, queue: 'orders', bullPrefix, store, states: ['wait', 'prioritized', 'delayed', 'failed', 'waiting-children', 'schedulers'], removeImported: true });
+      // BullMQ's Redis as a BullMQ config has it: { host, port }.
+      const report = await importFromBullMQ({ from: { host: '127.0.0.1', port: connection.port }, queue: 'orders', bullPrefix, store, states: ['wait', 'prioritized', 'delayed', 'failed', 'waiting-children', 'schedulers'], removeImported: true });
       const delayed = report.queues[0]!.states.delayed!;
       expect(delayed.found).toBeGreaterThan(3);
       // The reminders Spool already had are not imported again.
