@@ -30,7 +30,7 @@ export interface QueueOptions {
   readonly validate?: PayloadValidator;
   /**
    * Spreads this queue over this many physical queues (on a Redis Cluster,
-   * over the masters): see README "Sharded queues". Every Queue, Worker and
+   * over the masters): see docs/operations/cluster.md#sharded-queues. Every Queue, Worker and
    * QueueEvents of the queue must pass the same number. Default 1.
    */
   readonly shards?: number;
@@ -136,6 +136,19 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
 
   getSchedulers(): Promise<SchedulerInfo<Data>[]> {
     return this.schedulers.list();
+  }
+
+  /**
+   * Runs scheduler `id` once now, outside its cadence: adds its job (id
+   * `<id>:<now ms>`); the pending tick, count and limit are untouched.
+   * Resolves the job's id, or null for an unknown scheduler.
+   */
+  async runSchedulerNow(id: string): Promise<string | null> {
+    this.assertOpen('runSchedulerNow');
+    const reply = await this.schedulers.runNow(id);
+    if (reply === null) return null;
+    if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
+    return reply.jobs[0]!.id;
   }
 
   /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */

@@ -28,7 +28,7 @@ export type SpoolConnectionOptions = RedisConnection & SpoolConnectionSettings;
 
 /** The store options of a module connection (everything beside how Redis is reached). */
 export interface SpoolConnectionSettings {
-  /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see README "Redis Cluster". Default 'async'. */
+  /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see docs/operations/cluster.md. Default 'async'. */
   readonly durability?: Durability;
   /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */
   readonly replicationTimeoutMs?: number;
