@@ -43,7 +43,9 @@ function parseArgs(argv: readonly string[]): Args {
   }
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat must be a positive integer');
   if (!Number.isInteger(jobs) || jobs < 100) throw new Error('--jobs must be an integer >= 100');
-  return { rows: rows.length ? rows : [...ROWS], repeat, jobs };
+  // The add rows' targets are ratios to the raw ceilings: measured with them, in the rows' order (right after the adds).
+  if (rows.some((row) => row === 'add-single' || row === 'add-bulk')) rows.push('ceilings');
+  return { rows: rows.length ? ROWS.filter((row) => rows.includes(row)) : [...ROWS], repeat, jobs };
 }
 
 const GROUPS = 100;

@@ -24,7 +24,7 @@ export function printReport(res: Results): void {
   // Beside each add row, its raw ceiling: the ceiling's ops/s over each contender's jobs/s (1.00: at the ceiling).
   const ceilingRow = (ceiling: string, key: string) => {
     const c = res.get('ceiling', ceiling);
-    if (!c) return;
+    if (!c || !res.get(key, 'Spool')) return;
     rows.push([`  ceiling/row: ${ceiling} = ${fmt(c.perSec)}/s`, ...CONTENDERS.map((name) => fmt(ceilingRatio(res, ceiling, key, name), 2)), '', '', '', '', '']);
   };
   throughputRow('add one by one (100 in flight), jobs/s', 'add-single');
