@@ -206,5 +206,7 @@ async function main(): Promise<void> {
 const argv = process.argv.slice(2);
 (argv[0] === 'profile' ? runProfile(argv.slice(1)) : main()).catch((err) => {
   console.error(err);
-  process.exitCode = 1;
+  // The redis-server is stopped by now (main's finally); a stuck run's worker may still hold timers
+  // and reconnecting sockets, which would keep node alive.
+  process.exit(1);
 });
