@@ -84,19 +84,6 @@ export const registerInspect: Register = (program, action) => {
     );
 
   program
-    .command('workers')
-    .description('the workers serving a queue: host, pid, concurrency, jobs held (and paused), started, last heartbeat')
-    .argument('<queue>')
-    .action(
-      action(async (ctx, cmd) => {
-        const [name] = cmd.processedArgs as [string];
-        const workers = await (await ctx.queueNamed(name)).getWorkers();
-        const rows = workers.map((w) => [w.id, w.hostname, String(w.pid), `${w.running}/${w.concurrency}${w.paused ? ' paused' : ''}`, relativeTime(w.startedAt), relativeTime(w.seenAt)]);
-        ctx.result(workers, rows.length > 0 ? table(['worker', 'host', 'pid', 'held', 'started', 'seen'], rows) : `no worker of queue "${name}" sent a heartbeat in the last 15 s`);
-      }),
-    );
-
-  program
     .command('list')
     .description('jobs in a state: failed ones newest first, the others oldest first, a page at a time')
     .argument('<queue>')

@@ -7,6 +7,8 @@ import { EXIT_OK, EXIT_USAGE, describeFailure } from './errors.js';
 import { registerInspect } from './inspect.js';
 import { registerLive } from './live.js';
 import { registerImport } from './import.js';
+import { registerOps } from './ops.js';
+import { registerDoctor } from './doctor.js';
 
 /** A command's work, given a connected context; the store is closed after it, whatever happens. */
 export type Work = (ctx: Context, cmd: Command) => Promise<void>;
@@ -23,6 +25,10 @@ Examples:
   spool purge emails completed --older-than 7d   delete old completed jobs (asks first)
   spool export emails failed > dead.ndjson       dead letters as NDJSON
   spool events emails                            tail the event stream
+  spool workers                                  every worker of every queue
+  spool schedulers emails run-now digest -y      one "digest" job now, off its cadence
+  spool metrics emails --json                    the last hour's figures for scripts
+  spool doctor                                   check Redis and the queues; exit 1 on a problem
   REDIS_URL=redis://cache:6379 spool watch       live counts, redrawn in place
   spool import bullmq emails --from-url redis://old:6379 --dry-run   what BullMQ's jobs would become
 
@@ -63,6 +69,8 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(`spool: ${text.replace(/^error: /, '')}`) });
   registerInspect(program, action);
   registerActions(program, action);
+  registerOps(program, action);
+  registerDoctor(program, action);
   registerLive(program, action);
   registerImport(program, action);
   for (const sub of program.commands.flatMap((c) => [c, ...c.commands])) sub.exitOverride().showHelpAfterError('(add --help for usage)');

@@ -5,7 +5,7 @@ import type { Queue } from '../engine/queue.js';
 import type { FinishedState } from '../engine/dead-letters.js';
 import { jobs } from './views/format.js';
 
-export const ACTIONS = ['redrive', 'cancel', 'promote', 'remove', 'purge', 'pause', 'resume'] as const;
+export const ACTIONS = ['redrive', 'cancel', 'promote', 'remove', 'purge', 'pause', 'resume', 'run-scheduler', 'remove-scheduler'] as const;
 export type DashboardAction = (typeof ACTIONS)[number];
 
 /** A parsed action request (JSON body posted by the page script). */
@@ -15,6 +15,8 @@ export interface ActionRequest {
   readonly filter?: { readonly name?: string; readonly errorContains?: string };
   readonly state?: string;
   readonly names?: readonly string[];
+  /** run-scheduler, remove-scheduler: the scheduler's id. */
+  readonly scheduler?: string;
 }
 
 const MAX_IDS = 1000;
@@ -56,7 +58,9 @@ export function parseAction(body: unknown): ActionRequest {
   const action = b.action as DashboardAction;
   if (['redrive', 'cancel', 'promote', 'remove'].includes(action) && !ids && !filter) throw bad(`${action} needs ids or a filter`);
   if (action === 'remove' && !ids) throw bad('remove needs ids');
-  return { action, ...(ids && { ids }), ...(names && { names }), ...(filter && { filter }), ...(typeof b.state === 'string' && { state: b.state }) };
+  if ((action === 'run-scheduler' || action === 'remove-scheduler') && (typeof b.scheduler !== 'string' || b.scheduler.length === 0)) throw bad(`${action} needs scheduler: the scheduler's id`);
+  const scheduler = typeof b.scheduler === 'string' ? b.scheduler : undefined;
+  return { action, ...(ids && { ids }), ...(names && { names }), ...(filter && { filter }), ...(typeof b.state === 'string' && { state: b.state }), ...(scheduler !== undefined && { scheduler }) };
 }
 
 /** Runs one action through the engine; resolves the sentence shown to the operator (and logged). */
@@ -87,6 +91,14 @@ export async function runAction(queue: Queue, a: ActionRequest): Promise<string>
       case 'resume':
         await queue.resume(a.names ? { names: a.names } : undefined);
         return a.names ? `Resumed ${a.names.join(', ')} in ${q}` : `Resumed ${q}`;
+      case 'run-scheduler': {
+        const id = await queue.runSchedulerNow(a.scheduler!);
+        if (id === null) throw bad(`no scheduler "${a.scheduler}" in ${q}`);
+        return `Added job ${id} of scheduler ${a.scheduler} to ${q}`;
+      }
+      case 'remove-scheduler':
+        if (!(await queue.removeScheduler(a.scheduler!))) throw bad(`no scheduler "${a.scheduler}" in ${q}`);
+        return `Removed scheduler ${a.scheduler} of ${q}`;
     }
   } catch (err) {
     // Bad input and refused transitions (not finished, children pending...) come back as typed engine errors.

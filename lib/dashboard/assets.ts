@@ -50,6 +50,29 @@ pre{background:#fff;border:1px solid var(--line);padding:10px;overflow:auto;max-
 section.error .errmsg{font-weight:600;color:var(--bad);margin:4px 0}pre.stack{color:#7a1f1f;background:#fff8f8}
 ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px;border-left:1px solid var(--line)}ul.tree{border:0;padding:8px 12px;background:#fff;border:1px solid var(--line)}
 ul.tree li{padding:2px 0}ul.tree li.current>strong{background:#fff1d6;padding:0 4px;border-radius:3px}
+.pages a{margin-left:12px;color:#dfe5ee}.subnav{display:flex;gap:14px;margin:-4px 0 6px}.small{font-size:12px}
+code.result{font:12px ui-monospace,Menlo,Consolas,monospace;color:var(--fg)}progress{vertical-align:middle;width:80px}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:10px;margin:8px 0 16px}
+.figure{display:flex;flex-direction:column;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px}.figure b{font-size:20px;margin:2px 0}
+figure.mchart{margin:0 0 18px;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px;max-width:680px}
+figure.mchart figcaption{font-weight:600;margin-bottom:6px}figure.mchart svg{max-width:100%;height:auto}
+.mchart text{font-size:11px;fill:var(--muted)}.mchart .grid{stroke:var(--line)}.mchart .axis{stroke:#9aa3b2}
+.mchart rect.ok{fill:#34a66a}.mchart rect.bad{fill:#e05252}.mchart .line{fill:none;stroke-width:1.6}
+.mchart .p50{stroke:#1d4ed8;fill:#1d4ed8}.mchart .p90{stroke:#b26a00;fill:#b26a00}.mchart .p99{stroke:#c62828;fill:#c62828}.mchart polyline.line{fill:none}
+.key{font-weight:400;font-size:12px;margin-left:10px}.key::before{content:"";display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px;background:currentColor}
+.key.ok{color:#1f8a4c}.key.bad{color:#c62828}.key.p50{color:#1d4ed8}.key.p90{color:#b26a00}.key.p99{color:#c62828}
+td.acts{white-space:nowrap}
+@media (prefers-color-scheme: dark){
+:root{--fg:#e6e9ef;--muted:#9aa3b2;--line:#2f3644;--bg:#141820;--ok:#4cc38a;--bad:#ff7b7b;--warn:#f0b45a;--link:#8ab4ff}
+.top{background:#0c0f14}
+table.grid,.figure,figure.mchart,dl.facts,pre,ul.tree,.empty,.tabs a.on,button,input{background:#1c212b;color:var(--fg)}
+.grid th{background:#222836}.badge,.badge.muted,.tabs .n{background:#2a303c;color:var(--fg)}
+.badge.ok,.st-completed{background:#173a28!important;color:var(--ok)!important}.badge.bad,.st-failed,.tabs a.bad .n{background:#4a1d1d!important;color:var(--bad)!important}
+.badge.warn,.st-delayed,.st-waiting-children{background:#43331a!important;color:var(--warn)!important}.st-active{background:#1b2c4d!important;color:var(--link)!important}
+.notice,.flash{background:#1b2c4d;border-color:#2f4a7d}.flash.error{background:#4a1d1d;border-color:#7d2f2f}
+pre.stack{background:#2a1a1a;color:#ffb3b3}.chart svg{background:#1c212b}button:hover{background:#262c38}
+button.act{border-color:var(--link);color:var(--link)}ul.tree li.current>strong{background:#43331a}td.zero a{color:#5b6474}
+}
 `;
 
 export const APP_JS = `(() => {

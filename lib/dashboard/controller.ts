@@ -24,6 +24,26 @@ export function dashboardController(path: string): Type<unknown> {
       return this.pages.overview(req, res);
     }
 
+    @Get('_workers')
+    workers(@Query('queue') queue: unknown, @Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
+      return this.pages.workers(typeof queue === 'string' && queue.length > 0 ? queue : undefined, req, res);
+    }
+
+    @Get('_redis')
+    redis(@Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
+      return this.pages.redis(req, res);
+    }
+
+    @Get(':connection/:queue/schedulers')
+    schedulers(@Param('connection') connection: string, @Param('queue') queue: string, @Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
+      return this.pages.schedulers(connection, queue, req, res);
+    }
+
+    @Get(':connection/:queue/metrics')
+    metrics(@Param('connection') connection: string, @Param('queue') queue: string, @Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
+      return this.pages.metrics(connection, queue, req, res);
+    }
+
     @Get(':connection/:queue')
     queue(
       @Param('connection') connection: string,

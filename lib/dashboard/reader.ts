@@ -154,7 +154,10 @@ export class DashboardReader {
     let more = 0;
     if (j && depth < TREE_DEPTH) {
       const [pending, results, failures] = await Promise.all([j.getPendingChildren(), j.getChildrenResults(), j.getChildrenFailures()]);
-      const refs = [...pending, ...[...Object.keys(results), ...Object.keys(failures)].map(splitRef)];
+      // A dead child that failed its parent stays pending and is listed in the failures too: show each child once (its state comes from the job).
+      const byKey = new Map<string, { queue: string; id: string }>();
+      for (const ref of [...pending, ...[...Object.keys(results), ...Object.keys(failures)].map(splitRef)]) byKey.set(`${ref.queue}:${ref.id}`, ref);
+      const refs = [...byKey.values()];
       more = Math.max(0, refs.length - TREE_WIDTH);
       for (const child of refs.slice(0, TREE_WIDTH)) {
         const cq = this.find(connection, child.queue);

@@ -12,6 +12,9 @@ import { jobView } from './views/job.js';
 import { jobHref, layout, queueHref, type PageFrame } from './views/layout.js';
 import { overviewView } from './views/overview.js';
 import { queueView } from './views/queue.js';
+import { metricsView } from './views/metrics.js';
+import { redisView, schedulersView, workersView } from './views/ops.js';
+import { OpsReader } from './ops-reader.js';
 
 /** What the controller needs of a request and a response, on Express and Fastify alike. */
 export interface DashboardRequest {
@@ -39,6 +42,7 @@ function header(req: DashboardRequest, name: string): string | undefined {
 /** Renders the pages and runs the actions behind the dashboard's routes. */
 export class DashboardService {
   private readonly reader: DashboardReader;
+  private readonly ops: OpsReader;
   private readonly csrf: CsrfTokens;
   readonly readOnly: boolean;
   private readonly refreshSeconds: number;
@@ -53,6 +57,7 @@ export class DashboardService {
       if (!connections.names.includes(c)) throw new SpoolBootstrapError(`QueueDashboardModule options.connections "${c}"`, 'is not configured', `configured: ${connections.names.join(', ')}`);
     }
     this.reader = new DashboardReader(registry, connections, options.connections, base);
+    this.ops = new OpsReader(this.reader, registry, connections, base);
     this.csrf = new CsrfTokens(options.csrfSecret);
     this.readOnly = options.readOnly === true;
     this.refreshSeconds = options.refreshSeconds ?? 5;
@@ -91,6 +96,30 @@ export class DashboardService {
       const queuePage = queueHref(this.base, connection, name, query({ state: model.job.state }));
       return this.page(req, res, { title: `${name} / ${id}`, crumbs: [[name, queuePage], [id]], endpoint: queueHref(this.base, connection, name, '/actions'), back: queuePage }, jobView(model));
     });
+  }
+
+  async schedulers(connection: string, name: string, req: DashboardRequest, res: DashboardResponse): Promise<string> {
+    return this.guarded(req, res, async () => {
+      const model = await this.ops.schedulers(connection, name, this.readOnly);
+      return this.page(req, res, { title: `${name} schedulers`, crumbs: [[name, queueHref(this.base, connection, name)], ['schedulers']], endpoint: queueHref(this.base, connection, name, '/actions') }, schedulersView(model));
+    });
+  }
+
+  async metrics(connection: string, name: string, req: DashboardRequest, res: DashboardResponse): Promise<string> {
+    return this.guarded(req, res, async () => {
+      const model = await this.ops.metrics(connection, name);
+      return this.page(req, res, { title: `${name} metrics`, crumbs: [[name, queueHref(this.base, connection, name)], ['metrics']] }, metricsView(model));
+    });
+  }
+
+  async workers(only: string | undefined, req: DashboardRequest, res: DashboardResponse): Promise<string> {
+    const rows = await this.ops.workers(only);
+    return this.page(req, res, { title: 'Workers', crumbs: [['workers']] }, workersView(this.base, rows, Date.now(), only));
+  }
+
+  async redis(req: DashboardRequest, res: DashboardResponse): Promise<string> {
+    const sections = await this.ops.redis();
+    return this.page(req, res, { title: 'Redis', crumbs: [['redis']] }, redisView(sections, Date.now()));
   }
 
   /** POST: refused when read-only or without the page's CSRF token; logged with who did it. */

@@ -1,4 +1,4 @@
-import { clockOf, type ClockTimer } from '../store/clock.js';
+import { clockOf, releaseForStore, type ClockTimer } from '../store/clock.js';
 import type { ClaimOutcome, Fetch, JobRecord, Store } from '../store/store.js';
 import type { NameRoom } from './name-caps.js';
 
@@ -146,10 +146,10 @@ export class Claimer {
   private retrySoon(): void {
     if (!this.running || this.retryTimer) return;
     const delay = Math.min(100 * 2 ** Math.min(this.failures - 1, 5), 2000);
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = releaseForStore(setTimeout(() => {
       this.retryTimer = undefined;
       this.fill();
-    }, delay);
+    }, delay), this.o.store);
   }
 
   /** What to do after a claim (or a complete's claim of the next job) for `asked` slots. */

@@ -133,3 +133,5 @@ export type { SpoolLogger } from '../logger.js';
 // Moving from BullMQ (lib/migrate): the importer is engine-level (no Nest), so both entries carry it.
 export { importFromBullMQ, bullmqIdToSpool, BULL_STATES, DEFAULT_STATES } from '../migrate/index.js';
 export type { ImportFromBullMQOptions, BullState, ImportProgress, ImportReport, JobNote, QueueReport, StateTally } from '../migrate/index.js';
+export { checkDeployment } from './doctor.js';
+export type { DiagnosableStore, DoctorOptions, Finding, Severity } from './doctor.js';

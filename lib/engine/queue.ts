@@ -138,6 +138,19 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
     return this.schedulers.list();
   }
 
+  /**
+   * Runs scheduler `id` once now, outside its cadence: adds its job (id
+   * `<id>:<now ms>`); the pending tick, count and limit are untouched.
+   * Resolves the job's id, or null for an unknown scheduler.
+   */
+  async runSchedulerNow(id: string): Promise<string | null> {
+    this.assertOpen('runSchedulerNow');
+    const reply = await this.schedulers.runNow(id);
+    if (reply === null) return null;
+    if (reply.status === 'full') throw new QueueFullError(this.name, reply.limit, reply.group);
+    return reply.jobs[0]!.id;
+  }
+
   /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */
   removeScheduler(id: string): Promise<boolean> {
     return this.schedulers.remove(id);

@@ -1,6 +1,6 @@
 import { clockOf } from '../store/clock.js';
 import type { SchedulerRecord, SchedulerStore } from '../store/scheduler-store.js';
-import type { NewJob, Store } from '../store/store.js';
+import type { AddBatchOutcome, NewJob, Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import type { StoredJobOptions } from './options.js';
 import {
@@ -83,6 +83,19 @@ export class Schedulers<Data = unknown> {
 
   remove(id: string): Promise<boolean> {
     return this.schedulerStore().remove(this.queue, validateSchedulerId(id));
+  }
+
+  /**
+   * Adds one job from the scheduler's template now, id `<id>:<now ms>` as a
+   * tick's, outside its cadence: the pending tick, the count and the limit
+   * stay as they are. Null for an unknown id; the outcome of the add otherwise.
+   */
+  async runNow(id: string): Promise<AddBatchOutcome | null> {
+    const record = await this.schedulerStore().get(this.queue, validateSchedulerId(id));
+    if (!record) return null;
+    // schedulerSpec() stored the prepared job's fields beside name, data and opts.
+    const { job } = JSON.parse(record.spec) as { job: Omit<NewJob, 'id' | 'delay' | 'deadline'> };
+    return this.store.add(this.queue, [{ ...job, id: `${id}:${clockOf(this.store).now()}`, delay: 0, deadline: 0 }]);
   }
 
   private schedulerStore(): SchedulerStore {

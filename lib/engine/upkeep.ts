@@ -1,4 +1,5 @@
 import type { OwnershipMessage, SchedMessage, Unsubscribe } from '../notify/notify-adapter.js';
+import { releaseForStore } from '../store/clock.js';
 import type { ReapOutcome } from '../store/store.js';
 import type { Claimer } from './claimer.js';
 import { LeaseLostError } from './errors.js';
@@ -115,9 +116,9 @@ export class Upkeep<Data, Result> {
     this.leaseKeeper.start();
     this.reaper.start();
     this.promoter.start();
-    this.pollTimer = setInterval(() => {
+    this.pollTimer = releaseForStore(setInterval(() => {
       if (this.u.claimer.free() > 0) this.u.claimer.fill();
-    }, this.u.options.pollInterval);
+    }, this.u.options.pollInterval), this.u.options.store);
   }
 
   /**

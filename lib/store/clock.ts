@@ -25,3 +25,19 @@ export const systemClock: Clock = {
 export function clockOf(store: { readonly clock?: Clock } | undefined): Clock {
   return store?.clock ?? systemClock;
 }
+
+/**
+ * Whether the engine's system timers (poll, retry) may hold the process open
+ * for this store. A store with its own clock lives in the process (tests):
+ * nothing outside it waits for those timers, and a test that fails before
+ * close() must still let its runner exit, so they are unref'd there.
+ */
+export function timersHoldProcess(store: { readonly clock?: Clock } | undefined): boolean {
+  return store?.clock === undefined;
+}
+
+/** Unrefs a system timer when the store's timers must not hold the process (see timersHoldProcess); returns it. */
+export function releaseForStore<T extends NodeJS.Timeout>(timer: T, store: { readonly clock?: Clock } | undefined): T {
+  if (!timersHoldProcess(store)) timer.unref();
+  return timer;
+}

@@ -56,3 +56,4 @@ export type { JobState, JobCounts, RateLimit, QueueLimits, GroupLimits, GroupSta
 export type { Clock, ClockTimer } from './clock.js';
 export type { NotifyAdapter, SchedMessage, OwnershipMessage, FinishedMessage, Unsubscribe, Announcement } from '../notify/notify-adapter.js';
 
+export type { AclRole, ClusterNodeInfo, EventStreamInfo, ServerReport } from './server-report.js';

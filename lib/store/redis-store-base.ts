@@ -1,3 +1,5 @@
+import { aclDryRun, readEventStream, readServerReport, roleCommands, type AclRole, type EventStreamInfo, type ServerReport } from './server-report.js';
+import { ClusterClient } from './cluster-client.js';
 import { placeShards, readShardNames } from './shard-placement.js';
 import { stderrLogger } from '../logger.js';
 import type { NotifyAdapter, Unsubscribe } from '../notify/notify-adapter.js';
@@ -160,6 +162,32 @@ export class RedisStoreBase implements AsyncDisposable {
     const started = performance.now();
     await this.call('ping()').sendCommand(['PING']);
     return performance.now() - started;
+  }
+
+  /** What the server says about itself (version, memory and policy, clients, keys, time, cluster nodes): a fixed handful of commands. */
+  serverReport(): Promise<ServerReport> {
+    return readServerReport(this.call('serverReport()'), this.command('serverReport()') instanceof ClusterClient);
+  }
+
+  /**
+   * What ACL user `user` may not do of what `role` needs on `queue`'s keys and
+   * channels (ACL DRYRUN): one line per refused command, none when all are
+   * allowed. Rejects with the server's ErrorReply when this connection may not ask.
+   */
+  async aclCheck(user: string, role: AclRole, queue: string): Promise<string[]> {
+    const client = this.call('aclCheck()');
+    const refused: string[] = [];
+    for (const args of roleCommands(role, this.keysOf(queue), this.channels, this.prefix)) {
+      const why = await aclDryRun(client, user, args);
+      if (why !== null) refused.push(`${args[0]}: ${why}`);
+    }
+    return refused;
+  }
+
+  /** The queue's event stream: length, the maxLen it is trimmed to, and its oldest entry's time. */
+  eventStream(queue: string): Promise<EventStreamInfo> {
+    const keys = this.keysOf(queue);
+    return readEventStream(this.call('eventStream()'), keys.events, keys.meta);
   }
 
   /** The command connection for one of the store's own calls: Redis being unreachable surfaces as RedisUnavailableError. */

@@ -7,4 +7,6 @@
  */
 export * from './memory.js';
 export { QueueTesting } from './queue-testing.js';
-export type { QueueTestingOptions, TestingMode, OverridableModuleBuilder } from './queue-testing.js';
+export type { QueueTestingOptions, TestingMode, OverridableModuleBuilder, JobFilter, RunFilter } from './queue-testing.js';
+export { spoolMatchers } from './matchers.js';
+export type { SpoolMatchers, SpoolMatcherContext, SpoolMatcherResult, InspectableQueue } from './matchers.js';

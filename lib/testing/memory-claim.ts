@@ -27,6 +27,8 @@ export interface ClaimRequest {
   readonly lockMs: number;
   /** Capped names and how many more of each this claim may take. */
   readonly room?: Map<string, number>;
+  /** Only jobs of this name (QueueTesting's runNext(queue, name)); the others stay where they wait. */
+  readonly only?: string;
 }
 
 function ringRemove(ctx: Ctx, gid: string): void {
@@ -127,7 +129,8 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
   if (grouped) groupsReopen(q, now);
   const skipped: Popped[] = [];
   let waitMs = 0;
-  for (let budget = count + 100; out.length < count && budget > 0; budget--) {
+  // A name filter may have to step over every other waiting job to find one of its name.
+  for (let budget = count + 100 + (req.only === undefined ? 0 : q.jobs.size); out.length < count && budget > 0; budget--) {
     const popped = pop(ctx, grouped);
     if (!popped) {
       const reopenAt = grouped ? q.glimited.first() : undefined;
@@ -138,7 +141,7 @@ export function claimJobs(ctx: Ctx, req: ClaimRequest): { jobs: JobRecord[]; wai
     if (!job) continue; // an index entry without its job: dropped
     if (q.pausedNames.has(job.name)) {
       parkedOf(q, job.name).add(job.id, popped.score);
-    } else if (req.room?.get(job.name) === 0) {
+    } else if (req.room?.get(job.name) === 0 || (req.only !== undefined && job.name !== req.only)) {
       skipped.push(popped);
     } else if (job.deadline > 0 && now > job.deadline) {
       deadLetter(ctx, job, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError');

@@ -192,7 +192,11 @@ function record(id: string, h: MemScheduler): SchedulerRecord {
 
 /** The SchedulerStore of a MemoryStore: each call one transition, as each is one script on Redis. */
 export class MemorySchedulers implements SchedulerStore {
-  constructor(private readonly run: RunTransition) {}
+  /** ticking false: schedulers are kept and listed but arm no tick (MemoryStore options.schedules). */
+  constructor(
+    private readonly run: RunTransition,
+    private readonly ticking = true,
+  ) {}
 
   /** scheduler-upsert.lua: the same spec changes nothing; a new one replaces the pending tick and starts the count afresh. */
   upsert(queue: string, s: SchedulerWrite): Promise<{ changed: boolean; next: number | null }> {
@@ -205,6 +209,7 @@ export class MemorySchedulers implements SchedulerStore {
         times: [...s.times], count: 0, skipped: 0, next: null, starved: false, createdAt: cur?.createdAt ?? ctx.now, updatedAt: ctx.now,
       };
       ctx.q.schedulers.set(s.id, h);
+      if (!this.ticking) return { changed: true, next: null };
       const [next] = arm(ctx, s.id, h);
       if (next !== null) announceDelayed(ctx, `${s.id}:${next}`, next - ctx.now);
       return { changed: true, next };
@@ -224,7 +229,7 @@ export class MemorySchedulers implements SchedulerStore {
         last = t;
         added += 1;
       }
-      if (h.starved) {
+      if (h.starved && this.ticking) {
         if (h.times.length === 0) {
           [h.next, h.starved] = [null, false];
           ctx.q.schedIndex.add(id, Infinity);

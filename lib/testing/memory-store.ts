@@ -17,19 +17,9 @@ import { MemorySchedulers } from './memory-schedulers.js';
 import { newQueue, toRecord, type MemQueue } from './memory-state.js';
 import type { Ctx, Signals } from './memory-moves.js';
 import { MemoryNotify } from './memory-notify.js';
+import type { MemoryStoreEvents, MemoryStoreOptions } from './memory-store-options.js';
 import * as Q from './memory-queue.js';
 import { MemoryWorkers } from './memory-workers.js';
-
-/** Options of `new MemoryStore(...)`. `clock`: 'real' (default): time flows, and clock.advance(ms) jumps ahead; 'manual': time moves only by clock.advance(ms). Or a clock to share. */
-export interface MemoryStoreOptions {
-  readonly clock?: ClockMode | MemoryClock;
-}
-
-/** What MemoryStore tells testing tools: jobs claimed, and attempts over (the job left active). */
-export interface MemoryStoreEvents {
-  claimed: [queue: string, ids: string[]];
-  settled: [queue: string, id: string, state: S.JobState];
-}
 
 /**
  * A Store in the process, with RedisStore's observable semantics (the Lua
@@ -50,19 +40,21 @@ export class MemoryStore implements S.Store {
   /** Testing hooks (QueueTesting): claimed jobs, finished attempts. */
   readonly events = new EventEmitter<MemoryStoreEvents>();
   /** Cron and every-N schedulers, on the store's clock. */
-  readonly schedulers = new MemorySchedulers((what, queue, body) => this.run(what, queue, body));
+  readonly schedulers: MemorySchedulers;
   private readonly queues = new Map<string, MemQueue>();
   private readonly workers = new MemoryWorkers();
   /** Event streams by queue: a reader may wait on one before its queue has a job. */
   private readonly streams = new Map<string, MemStream>();
   private closed = false;
-  /** Claims allowed per queue while claims are gated (manual testing mode); undefined: not gated. */
-  private gate: Map<string, number> | undefined;
+  /** Claims allowed per queue while claims are gated (manual testing mode), and of which job name; undefined: not gated. */
+  private gate: Map<string, { n: number; name?: string }> | undefined;
 
   constructor(options: MemoryStoreOptions = {}) {
     assertPlainObject(options, 'MemoryStore options');
-    assertKnownKeys(options, ['clock'], 'MemoryStore options');
-    const { clock } = options;
+    assertKnownKeys(options, ['clock', 'schedules'], 'MemoryStore options');
+    const { clock, schedules } = options;
+    if (schedules !== undefined && typeof schedules !== 'boolean') throw new InvalidArgumentError('MemoryStore options.schedules', `must be true or false, got ${describe(schedules)}`);
+    this.schedulers = new MemorySchedulers((what, queue, body) => this.run(what, queue, body), schedules ?? true);
     if (clock !== undefined && !(clock instanceof MemoryClock) && clock !== 'real' && clock !== 'manual') {
       throw new InvalidArgumentError('MemoryStore options.clock', `must be 'real', 'manual' or a MemoryClock, got ${describe(clock)}`);
     }
@@ -86,9 +78,10 @@ export class MemoryStore implements S.Store {
     this.gate = on ? new Map() : undefined;
   }
 
-  allowClaims(queue: string, n: number): void {
+  /** Lets `n` more claims through the gate on `queue`, of jobs named `name` only when given. */
+  allowClaims(queue: string, n: number, name?: string): void {
     if (!this.gate) return;
-    this.gate.set(queue, (this.gate.get(queue) ?? 0) + n);
+    this.gate.set(queue, { n: (this.gate.get(queue)?.n ?? 0) + n, ...(name !== undefined && { name }) });
     this.notify.publish({ sched: [{ kind: 'waiting', queue }], owls: [], done: [] });
   }
 
@@ -157,9 +150,10 @@ export class MemoryStore implements S.Store {
 
   private claimIn(ctx: Ctx, fetch: S.Fetch): S.ClaimOutcome {
     let count = fetch.count;
-    if (this.gate) count = Math.min(count, this.gate.get(ctx.q.name) ?? 0);
-    const outcome = claimJobs(ctx, { count, workerId: fetch.workerId, lockMs: fetch.lockMs, room: fetch.nameRoom && new Map(fetch.nameRoom) });
-    if (this.gate && outcome.jobs.length > 0) this.gate.set(ctx.q.name, (this.gate.get(ctx.q.name) ?? 0) - outcome.jobs.length);
+    const gate = this.gate?.get(ctx.q.name);
+    if (this.gate) count = Math.min(count, gate?.n ?? 0);
+    const outcome = claimJobs(ctx, { count, workerId: fetch.workerId, lockMs: fetch.lockMs, room: fetch.nameRoom && new Map(fetch.nameRoom), ...(gate?.name !== undefined && { only: gate.name }) });
+    if (gate && outcome.jobs.length > 0) gate.n -= outcome.jobs.length;
     if (outcome.jobs.length > 0) this.events.emit('claimed', ctx.q.name, outcome.jobs.map((j) => j.id));
     return outcome;
   }

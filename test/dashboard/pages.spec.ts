@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
-import { getQueueToken, QueueDashboardModule, QueueModule, SpoolBootstrapError, type Queue } from '../../lib/index.js';
-import { redisUrl, uniquePrefix } from '../helpers/store.js';
+import { FlowProducer, getQueueToken, QueueDashboardModule, QueueModule, SpoolBootstrapError, UnrecoverableError, Worker, type Queue } from '../../lib/index.js';
+import { redisUrl, testStore, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { createHost, csrfOf, HeaderGuard } from './fixture.js';
+import { appModule, createHost, csrfOf, HeaderGuard } from './fixture.js';
 
 describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
   it('refuses to mount actions without a guard, with the fix in the message', () => {
@@ -64,6 +64,42 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
       await http.get(`/ops/default/orders/jobs/${jobs[4]!.id}`).expect(200);
       expect(await orders.cancel({ filter: { state: 'delayed', name: 'ship' } })).toBe(9);
     } finally {
+      await app.close();
+    }
+  });
+
+  it('shows a dead child of a flow once in its parent\'s tree, with its state', async () => {
+    const prefix = uniquePrefix('dash-flow');
+    const app = await NestFactory.create(appModule(QueueDashboardModule.forRoot({ path: '/ops', readOnly: true }), prefix), { logger: ['error'] });
+    await app.init();
+    const store = await testStore(undefined, prefix);
+    const worker = new Worker('billing', async (job) => {
+      if (job.name === 'charge') throw new UnrecoverableError('card declined');
+      return 'ok';
+    }, { store });
+    try {
+      const flows = new FlowProducer({ store });
+      const tree = await flows.add({
+        name: 'ship',
+        queueName: 'mail',
+        opts: { jobId: 'ship:1' },
+        children: [
+          { name: 'charge', queueName: 'billing', opts: { jobId: 'charge:1' } },
+          { name: 'receipt', queueName: 'billing', opts: { jobId: 'receipt:1' } },
+        ],
+      });
+      const billing = app.get<Queue>(getQueueToken('billing'));
+      await waitFor(async () => (await billing.getJob('charge:1'))?.state === 'failed' && (await billing.getJob('receipt:1'))?.state === 'completed', { message: 'the children to finish' });
+      // The engine lists the dead child both as pending and as a failure: the page must not.
+      expect(await tree.job.getPendingChildren()).toEqual([{ queue: 'billing', id: 'charge:1' }]);
+      expect(Object.keys(await tree.job.getChildrenFailures())).toEqual(['billing:charge:1']);
+      const page = await request(app.getHttpServer()).get('/ops/default/mail/jobs/ship%3A1').expect(200);
+      const tree$ = /<ul class="tree">([\s\S]*?)<\/section>/.exec(page.text)![1]!;
+      const shown = [...tree$.matchAll(/>(charge:1|receipt:1)<\/a>(.*?)<\/li>/g)].map((m) => [m[1], /badge st-([a-z-]+)/.exec(m[2]!)?.[1]]);
+      expect(shown).toEqual([['charge:1', 'failed'], ['receipt:1', 'completed']]);
+    } finally {
+      await worker.close();
+      await store.disconnect();
       await app.close();
     }
   });

@@ -41,6 +41,19 @@ export function schedulerCases(env: ContractEnv): void {
       expect((await q.getSchedulers()).map((s) => s.id)).toEqual(['fast']);
     });
 
+    it('runSchedulerNow: one job from the template now; the pending tick and the count stay', async () => {
+      const q = queue('runnow');
+      const { next } = await q.upsertScheduler('digest', { every: 3_600_000 }, { name: 'digest', data: { to: 'ops' }, opts: { priority: 3, attempts: 5 } });
+      const id = await q.runSchedulerNow('digest');
+      expect(id).toMatch(/^digest:\d+$/);
+      expect(tickOf(id!)).toBeLessThan(next!);
+      expect(await q.getJob(id!)).toMatchObject({ name: 'digest', data: { to: 'ops' }, state: 'waiting', priority: 3, maxAttempts: 5 });
+      expect(await q.getJob(`digest:${next}`)).toMatchObject({ state: 'delayed' });
+      expect(await q.getScheduler('digest')).toMatchObject({ next, count: 0 });
+      expect(await q.runSchedulerNow('nope')).toBeNull();
+      await expect(q.runSchedulerNow('')).rejects.toThrow(/scheduler id/i);
+    });
+
     it('cron: ticks on the pattern (seconds field), from startAt', async () => {
       const q = queue('cron');
       const ran: string[] = [];

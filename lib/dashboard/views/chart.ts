@@ -18,10 +18,10 @@ export function throughputChart(minutes: readonly MinutePoint[]): SafeHtml {
     const x = (i * bw).toFixed(1);
     const hc = (m.completed / max) * (H - 2);
     const hf = (m.failed / max) * (H - 2);
-    const label = `${new Date(m.at).toISOString().slice(11, 16)} UTC: ${count(m.completed)} completed, ${count(m.failed)} failed`;
+    const label = `${new Date(m.at).toISOString().slice(11, 16)} UTC: ${count(m.completed)} completed, ${count(m.failed)} failed attempts`;
     return html`<g><title>${label}</title><rect x="${x}" y="${(H - hc).toFixed(1)}" width="${(bw - 0.6).toFixed(1)}" height="${hc.toFixed(1)}" class="ok"/><rect x="${x}" y="${(H - hc - hf).toFixed(1)}" width="${(bw - 0.6).toFixed(1)}" height="${hf.toFixed(1)}" class="bad"/></g>`;
   });
   const done = minutes.reduce((s, m) => s + m.completed, 0);
   const failed = minutes.reduce((s, m) => s + m.failed, 0);
-  return html`<div class="chart"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="jobs per minute, last hour"><line x1="0" y1="${H - 0.5}" x2="${W}" y2="${H - 0.5}" class="axis"/>${bars}</svg><span class="legend"><b class="ok">${count(done)}</b> done · <b class="${failed ? 'bad' : ''}">${count(failed)}</b> failed /h</span></div>`;
+  return html`<div class="chart"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="jobs per minute, last hour"><line x1="0" y1="${H - 0.5}" x2="${W}" y2="${H - 0.5}" class="axis"/>${bars}</svg><span class="legend"><b class="ok">${count(done)}</b> done · <b class="${failed ? 'bad' : ''}" title="failed attempts: each retried or dead-lettered attempt counts once, so a job that failed 3 times counts 3">${count(failed)}</b> failed attempts /h</span></div>`;
 }

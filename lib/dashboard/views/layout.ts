@@ -33,6 +33,7 @@ export function layout(frame: PageFrame, body: SafeHtml): SafeHtml {
 <header class="top">
   <a class="brand" href="${root || '/'}">Spool</a>
   <nav class="crumbs"><a href="${root || '/'}">Queues</a>${frame.crumbs.map(([label, href]) => (href ? html` <span>/</span> <a href="${href}">${label}</a>` : html` <span>/</span> <strong>${label}</strong>`))}</nav>
+  <nav class="pages"><a href="${root}/_workers">Workers</a> <a href="${root}/_redis">Redis</a></nav>
   <span class="mode">${frame.readOnly ? html`<span class="badge muted">read-only</span>` : ''}<span id="live" class="live" hidden>live</span></span>
 </header>
 <div id="flash" class="flash" hidden></div>

@@ -1,7 +1,7 @@
 import type { Job } from '../../engine/job.js';
 import type { JobCounts, JobState } from '../../store/store.js';
 import { html, query, type SafeHtml } from './escape.js';
-import { ago, count, jobs as njobs } from './format.js';
+import { ago, count, duration, jobs as njobs } from './format.js';
 import { actionButton, jobHref, queueHref } from './layout.js';
 import { STATE_COLUMNS } from './overview.js';
 
@@ -98,14 +98,37 @@ function when(m: QueuePageModel, j: Job): string {
   return `added ${ago(j.createdAt, m.now)}`;
 }
 
+/** A result in one short line: the page shows the whole on the job's page. */
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+function progressCell(p: unknown): SafeHtml {
+  if (typeof p === 'number' && p >= 0 && p <= 100) return html`<progress max="100" value="${p}" aria-label="progress"></progress> ${p}%`;
+  return html`<span class="muted">progress ${preview(p)}</span>`;
+}
+
+function detailOf(j: Job): SafeHtml | string {
+  if (j.error) return html`<span class="err">${j.error.reason ? html`<span class="badge bad">${j.error.reason}</span> ` : ''}${j.error.message}</span>`;
+  if (j.state === 'completed') return j.result === undefined ? html`<span class="muted">no result</span>` : html`<code class="result">${preview(j.result)}</code>`;
+  return j.progress !== undefined ? progressCell(j.progress) : '';
+}
+
+/** Handler time of a finished job (started to finished, the last attempt). */
+function took(j: Job): string {
+  return j.startedAt !== undefined && j.finishedAt !== undefined ? duration(Math.max(0, j.finishedAt - j.startedAt)) : '–';
+}
+
 function row(m: QueuePageModel, j: Job): SafeHtml {
-  const detail = j.error ? html`<span class="err">${j.error.reason ? html`<span class="badge bad">${j.error.reason}</span> ` : ''}${j.error.message}</span>` : j.progress !== undefined ? html`<span class="muted">progress ${JSON.stringify(j.progress)}</span>` : '';
+  const detail = detailOf(j);
+  const timed = m.state === 'completed' || m.state === 'failed';
   return html`<tr data-id="${j.id}">
 ${m.readOnly ? '' : html`<td><input type="checkbox" class="pick" value="${j.id}" aria-label="select ${j.id}"></td>`}
 <td><a class="jid" href="${jobHref(m.base, m.connection, m.queue, j.id)}">${j.id}</a></td>
 <td>${j.name}</td>
 <td class="num">${j.attempt}/${j.maxAttempts}</td>
-<td class="muted">${when(m, j)}</td>
+<td class="muted">${when(m, j)}</td>${timed ? html`<td class="num">${took(j)}</td>` : ''}
 <td class="detail">${detail}</td>
 </tr>`;
 }
@@ -113,7 +136,9 @@ ${m.readOnly ? '' : html`<td><input type="checkbox" class="pick" value="${j.id}"
 /** One queue: state tabs, search, paged jobs with bulk actions. */
 export function queueView(m: QueuePageModel): SafeHtml {
   const to = m.from + m.jobs.length - 1;
+  const sub = (label: string, path: string): SafeHtml => html`<a href="${queueHref(m.base, m.connection, m.queue, path)}">${label}</a>`;
   return html`<div class="qhead"><h1>${m.queue} ${m.paused ? html`<span class="badge warn">paused</span>` : html`<span class="badge ok">running</span>`}</h1>${queueActions(m)}</div>
+<nav class="subnav">${sub('Schedulers', '/schedulers')} ${sub('Metrics', '/metrics')} <a href="${m.base === '/' ? '' : m.base}/_workers?queue=${encodeURIComponent(m.queue)}">Workers</a></nav>
 ${tabs(m)}
 ${search(m)}
 ${m.notice ? html`<p class="notice">${m.notice}</p>` : ''}
@@ -121,7 +146,7 @@ ${bulk(m)}
 ${m.jobs.length === 0
   ? html`<p class="empty">No ${m.state} jobs${m.filter.name || m.filter.error ? ' match the filter' : ''}.</p>`
   : html`<table class="grid jobs">
-<thead><tr>${m.readOnly ? '' : html`<th><input type="checkbox" class="pick-all" aria-label="select all on this page"></th>`}<th>Id</th><th>Name</th><th class="num">Attempt</th><th>When</th><th>${m.state === 'failed' ? 'Error' : 'Progress'}</th></tr></thead>
+<thead><tr>${m.readOnly ? '' : html`<th><input type="checkbox" class="pick-all" aria-label="select all on this page"></th>`}<th>Id</th><th>Name</th><th class="num">Attempt</th><th>When</th>${m.state === 'completed' || m.state === 'failed' ? html`<th class="num" title="started to finished, last attempt">Duration</th>` : ''}<th>${m.state === 'failed' ? 'Error' : m.state === 'completed' ? 'Result' : 'Progress'}</th></tr></thead>
 <tbody>${m.jobs.map((j) => row(m, j))}</tbody>
 </table>`}
 <nav class="pager">${m.prev ? html`<a href="${m.prev}">← previous</a>` : ''}<span class="muted">${m.jobs.length ? `${count(m.from)}–${count(to)} of ${count(m.matching)}` : ''}</span>${m.next ? html`<a href="${m.next}">next →</a>` : ''}</nav>`;

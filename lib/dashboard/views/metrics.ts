@@ -1,0 +1,102 @@
+import type { MinuteMetrics, QueueMetrics } from '../../engine/metrics.js';
+import { html, type SafeHtml } from './escape.js';
+import { count, duration } from './format.js';
+import { queueHref } from './layout.js';
+
+/** The metrics page of one queue: the engine's getMetrics(), drawn server side as SVG. */
+export interface MetricsPageModel {
+  readonly base: string;
+  readonly connection: string;
+  readonly queue: string;
+  readonly metrics: QueueMetrics;
+}
+
+interface Series {
+  readonly label: string;
+  readonly cls: string;
+  readonly values: readonly (number | null)[];
+}
+
+const W = 640;
+const H = 200;
+const PAD = { l: 58, r: 12, t: 12, b: 30 };
+
+/** A "nice" upper bound and tick step for an axis reaching `max`. */
+function niceScale(max: number): { top: number; step: number } {
+  if (max <= 0) return { top: 1, step: 1 };
+  const raw = max / 4;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw)!;
+  return { top: Math.ceil(max / step) * step, step };
+}
+
+/**
+ * A chart of the last hour, one point per minute: y axis with ticks in the
+ * series' unit, x axis in UTC minutes. 'bars' stacks the series (throughput);
+ * 'lines' draws each one (durations).
+ */
+export function minuteChart(title: string, minutes: readonly MinuteMetrics[], series: readonly Series[], kind: 'bars' | 'lines', unit: (v: number) => string): SafeHtml {
+  const n = Math.max(minutes.length, 1);
+  const totals = minutes.map((_, i) => (kind === 'bars' ? series.reduce((s, x) => s + (x.values[i] ?? 0), 0) : Math.max(0, ...series.map((x) => x.values[i] ?? 0))));
+  const { top, step } = niceScale(Math.max(0, ...totals));
+  const iw = W - PAD.l - PAD.r;
+  const ih = H - PAD.t - PAD.b;
+  const x = (i: number): number => PAD.l + (i * iw) / n;
+  const y = (v: number): number => PAD.t + ih - (v / top) * ih;
+  const ticks: SafeHtml[] = [];
+  for (let v = 0; v <= top + 1e-9; v += step) {
+    ticks.push(html`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" class="grid"/><text x="${PAD.l - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${unit(v)}</text>`);
+  }
+  for (let i = 0; i < minutes.length; i += 10) {
+    const label = new Date(minutes[i]!.at).toISOString().slice(11, 16);
+    ticks.push(html`<line x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${PAD.t + ih}" y2="${PAD.t + ih + 4}" class="axis"/><text x="${x(i).toFixed(1)}" y="${H - 10}" text-anchor="middle">${label}</text>`);
+  }
+  const bw = iw / n;
+  let marks: SafeHtml[];
+  if (kind === 'bars') {
+    marks = minutes.map((m, i) => {
+      let base = 0;
+      const rects = series.map((s) => {
+        const v = s.values[i] ?? 0;
+        const r = html`<rect x="${(x(i) + 0.5).toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${Math.max(bw - 1, 0.5).toFixed(1)}" height="${(y(base) - y(base + v)).toFixed(1)}" class="${s.cls}"/>`;
+        base += v;
+        return r;
+      });
+      return html`<g><title>${new Date(m.at).toISOString().slice(11, 16)} UTC: ${series.map((s) => `${count(s.values[i] ?? 0)} ${s.label}`).join(', ')}</title>${rects}</g>`;
+    });
+  } else {
+    marks = series.map((s) => {
+      const pts = s.values.map((v, i) => (v === null ? null : `${(x(i) + bw / 2).toFixed(1)},${y(v).toFixed(1)}`)).filter((p): p is string => p !== null);
+      return html`<polyline points="${pts.join(' ')}" class="line ${s.cls}"/>${pts.map((p) => html`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="2" class="${s.cls}"/>`)}`;
+    });
+  }
+  const legend = series.map((s) => html`<span class="key ${s.cls}">${s.label}</span>`);
+  return html`<figure class="mchart"><figcaption>${title} ${legend}</figcaption><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${title}">${ticks}<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ih}" y2="${PAD.t + ih}" class="axis"/>${marks}</svg><p class="muted small">x: minute (UTC), the last one still running</p></figure>`;
+}
+
+function figure(label: string, value: string, hint: string): SafeHtml {
+  return html`<div class="figure"><span class="muted">${label}</span><b>${value}</b><span class="muted small">${hint}</span></div>`;
+}
+
+export function metricsView(m: MetricsPageModel): SafeHtml {
+  const x = m.metrics;
+  const h = x.lastHour;
+  const ms = (v: number): string => duration(v);
+  const perMin = (v: number): string => `${count(v)}/min`;
+  const pick = (f: (mm: MinuteMetrics) => number | null): (number | null)[] => x.minutes.map(f);
+  return html`<div class="qhead"><h1>${m.queue}: metrics</h1><a href="${queueHref(m.base, m.connection, m.queue)}">← jobs</a></div>
+<div class="figures">
+${figure('Oldest waiting', x.oldestWaitingMs > 0 ? duration(x.oldestWaitingMs) : '–', 'age of the longest-waiting ready job, now')}
+${figure('Delayed lag', x.delayedLagMs > 0 ? duration(x.delayedLagMs) : '–', 'how late the earliest due delayed job is, now')}
+${figure('Completed /h', count(h.completed), 'jobs completed in the last 60 minutes')}
+${figure('Failed attempts /h', count(h.failed), `${count(h.retried)} retried, ${count(h.deadLettered)} dead-lettered (jobs)`)}
+${figure('Stalled /h', count(h.stalled), 'leases that expired and were reaped')}
+${figure('Handler p50 / p99', h.duration ? `${ms(h.duration.p50Ms)} / ${ms(h.duration.p99Ms)}` : '–', h.duration ? `${count(h.duration.count)} measured, within a factor of 2` : 'no measured job')}
+</div>
+${minuteChart('Throughput per minute', x.minutes, [{ label: 'completed', cls: 'ok', values: pick((mm) => mm.completed) }, { label: 'failed attempts', cls: 'bad', values: pick((mm) => mm.failed) }], 'bars', perMin)}
+${minuteChart('Handler duration per minute', x.minutes, [
+  { label: 'p50', cls: 'p50', values: pick((mm) => mm.duration?.p50Ms ?? null) },
+  { label: 'p90', cls: 'p90', values: pick((mm) => mm.duration?.p90Ms ?? null) },
+  { label: 'p99', cls: 'p99', values: pick((mm) => mm.duration?.p99Ms ?? null) },
+], 'lines', ms)}`;
+}

@@ -1,0 +1,88 @@
+import { Queue, Worker, type RedisStore } from '../../lib/index.js';
+import { redisUrl, silentLogger, testStore, uniquePrefix } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { cliEnv, expectCleanError, runCli } from './cli.js';
+
+/** spool schedulers, metrics and workers (across queues): the built bin against real Redis, one prefix for the file. */
+describe('spool schedulers / metrics / workers', () => {
+  let store: RedisStore;
+  let env: NodeJS.ProcessEnv;
+  const workers: { close(): Promise<unknown> }[] = [];
+
+  beforeAll(async () => {
+    const prefix = uniquePrefix('cli-ops');
+    store = await testStore(redisUrl(), prefix);
+    env = cliEnv(prefix);
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.close()));
+    await store.disconnect();
+  });
+
+  it('schedulers: lists them, runs one now, removes one; refuses without --yes off a terminal', async () => {
+    const reports = new Queue('reports', { store });
+    const { next } = await reports.upsertScheduler('digest', { cron: '0 8 * * *', tz: 'Europe/Paris' }, { name: 'digest', data: { to: 'ops' } });
+    await reports.upsertScheduler('beat', { every: 300_000, limit: 10 }, { name: 'beat' });
+    const list = await runCli(['schedulers', 'reports'], env);
+    expect(list.code).toBe(0);
+    const digestRow = list.stdout.split('\n').find((l) => l.includes('digest'))!;
+    expect(digestRow).toContain('cron 0 8 * * * (Europe/Paris)');
+    expect(digestRow).toMatch(/in \d+h|in \d+m/);
+    expect(list.stdout.split('\n').find((l) => l.includes('beat'))).toMatch(/every 5m.*0\/10 ticks/);
+    const json = JSON.parse((await runCli(['schedulers', 'reports', '--json'], env)).stdout) as { id: string; next: number }[];
+    expect(json.map((s) => [s.id, s.next])).toEqual([['beat', expect.any(Number)], ['digest', next]]);
+
+    const refused = await runCli(['schedulers', 'reports', 'run-now', 'digest'], env);
+    expect(refused.code).toBe(2);
+    expectCleanError(refused, /without confirmation.*--yes/);
+    const ran = await runCli(['schedulers', 'reports', 'run-now', 'digest', '--yes', '--json'], env);
+    expect(ran.code).toBe(0);
+    const { jobId } = JSON.parse(ran.stdout) as { jobId: string };
+    expect(await reports.getJob(jobId)).toMatchObject({ name: 'digest', data: { to: 'ops' }, state: 'waiting' });
+    expect((await reports.getScheduler('digest'))!.next).toBe(next);
+
+    const unknown = await runCli(['schedulers', 'reports', 'remove', 'nightly', '-y'], env);
+    expect(unknown.code).toBe(1);
+    expectCleanError(unknown, /no scheduler "nightly" in queue "reports": beat, digest/);
+    const badAction = await runCli(['schedulers', 'reports', 'explode'], env);
+    expect(badAction.code).toBe(2);
+    const removed = await runCli(['schedulers', 'reports', 'remove', 'beat', '-y'], env);
+    expect(removed).toMatchObject({ code: 0, stdout: 'removed scheduler "beat" of reports\n' });
+    expect((await reports.getSchedulers()).map((s) => s.id)).toEqual(['digest']);
+  });
+
+  it('metrics: the last hour as the engine counts it, for people and --json', async () => {
+    const mail = new Queue<{ n: number }>('mail', { store });
+    const w = new Worker<{ n: number }>('mail', async (job) => {
+      if (job.data.n % 4 === 0) throw new Error('smtp down');
+      return job.data.n;
+    }, { store, logger: silentLogger });
+    workers.push(w);
+    await mail.addBulk(Array.from({ length: 8 }, (_, n) => ({ name: 'send', data: { n }, opts: { attempts: 1 } })));
+    await waitFor(async () => { const c = await mail.getCounts(); return c.completed === 6 && c.failed === 2; }, { message: 'the jobs to finish' });
+    const engine = await mail.getMetrics();
+    const json = JSON.parse((await runCli(['metrics', 'mail', '--json'], env)).stdout) as { lastHour: { completed: number; failed: number; deadLettered: number }; minutes: unknown[] };
+    expect(json.lastHour).toMatchObject({ completed: engine.lastHour.completed, failed: engine.lastHour.failed, deadLettered: 2 });
+    expect(json.lastHour.completed).toBe(6);
+    expect(json.minutes).toHaveLength(60);
+    const human = await runCli(['metrics', 'mail', '--minutes', '3'], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('last hour: 6 completed, 2 failed attempts (2 dead-lettered, 0 retried), 0 stalled');
+    expect(human.stdout).toMatch(/handler duration: p50 \d+ms, p90 \d+ms, p99 \d+ms \(6 measured\)/);
+    expect(human.stdout.split('\n').filter((l) => /│ \d\d:\d\d /.test(l))).toHaveLength(3);
+    expect((await runCli(['metrics', 'mail', '--minutes', '61'], env)).code).toBe(2);
+  });
+
+  it('workers: every queue\'s workers in one table without a queue argument', async () => {
+    const w = new Worker('billing', async () => 'ok', { store, concurrency: 3, logger: silentLogger });
+    workers.push(w);
+    await new Queue('billing', { store }).add('charge', {}, { delay: 3_600_000 }); // the queue is listed once it has a job
+    await w.run();
+    await waitFor(async () => (await runCli(['workers', '--json'], env)).stdout.includes(w.id), { message: 'the billing worker listed' });
+    const all = JSON.parse((await runCli(['workers', '--json'], env)).stdout) as { queue: string; id: string; concurrency: number }[];
+    expect(all.map((x) => [x.queue, x.concurrency]).sort()).toEqual([['billing', 3], ['mail', 1]]);
+    const human = await runCli(['workers'], env);
+    expect(human.stdout).toMatch(/│ queue\s+│ worker\s+│ host/);
+    expect(human.stdout.split('\n').find((l) => l.includes(w.id))).toMatch(/^│ billing /);
+  });
+});
