@@ -125,7 +125,8 @@ export default defineConfig({
     ],
     sidebar: {
       '/api/': [{ text: 'API reference', items: apiSidebar() }],
-      '/': sections.map((section) => ({ text: section.text, items: section.items })),
+      // Each section folds (open at first): the sidebar stays short enough to find the section one is in.
+      '/': sections.map((section) => ({ text: section.text, items: section.items, collapsed: false })),
     },
     search: { provider: 'local' },
     outline: { level: [2, 3] },
