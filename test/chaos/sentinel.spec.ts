@@ -1,3 +1,4 @@
+import { createSentinel } from 'redis';
 import { Queue, QueueEvents, RedisStore, Worker, type QueueEvent } from '../../lib/index.js';
 import { logRecorder } from '../helpers/log-recorder.js';
 import { MASTER_NAME, SentinelGroup } from '../helpers/sentinel-group.js';
@@ -125,4 +126,28 @@ describe('Redis Sentinel: failover under load', () => {
       await workerStore.disconnect();
     }
   }, 90_000);
+
+  it('takes a createSentinel() client of your own as { client }, and leaves it open', async () => {
+    const client = createSentinel({ name: MASTER_NAME, sentinelRootNodes: group.nodes, commandOptions: { timeout: 0 } });
+    await client.connect();
+    const store = new RedisStore({ client, prefix: uniquePrefix('own-sentinel') });
+    const queue = new Queue<number, number>('mine', { store });
+    await store.connect();
+    const worker = new Worker<number, number>('mine', async (job) => job.data + 1, { store });
+    const events = new QueueEvents('mine', { store, blockMs: 200 });
+    const seen: QueueEvent[] = [];
+    events.on('event', (e) => seen.push(e));
+    try {
+      await events.ready();
+      const job = await queue.add('inc', 41);
+      expect(await queue.waitFor(job.id, { timeout: 10_000 })).toBe(42);
+      await waitFor(() => seen.some((e) => e.event === 'completed' && e.jobId === job.id), { message: 'the completed event' });
+    } finally {
+      await worker.close();
+      await events.close();
+      await store.disconnect();
+    }
+    expect(client.isOpen).toBe(true);
+    await client.close();
+  }, 30_000);
 });
