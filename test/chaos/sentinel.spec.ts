@@ -51,7 +51,7 @@ describe('Redis Sentinel: failover under load', () => {
       await producerStore.connect();
       await asyncStore.connect();
       await workerStore.connect({ wait: true });
-      worker = new Worker<number>('orders', async (job) => void ran.set(job.id, (ran.get(job.id) ?? 0) + 1), { store: workerStore, pollInterval: 200, concurrency: 4 });
+      worker = new Worker<number>('orders', async (job) => void ran.set(job.id, (ran.get(job.id) ?? 0) + 1), { store: workerStore, pollInterval: 30_000, concurrency: 4 });
       events = new QueueEvents('orders', { store: workerStore, blockMs: 200 });
       events.on('event', (e) => seen.push(e));
       await events.ready();
@@ -106,6 +106,9 @@ describe('Redis Sentinel: failover under load', () => {
       const lastId = acked[acked.length - 1]!;
       await waitFor(() => seen.some((e) => e.event === 'completed' && e.jobId === lastId), { timeout: 10_000, message: 'the event reader to see the last job' });
       expect(await queue.verify()).toEqual([]);
+      // An idle worker hears of a new job on the new master's pub/sub (its fallback poll is 30 s away).
+      const late = await queue.add('order', -1, { jobId: 'late' });
+      await waitFor(() => ran.has(late.id), { timeout: 5000, message: 'the idle worker woken through the subscriber' });
       // The CLI finds the new master through the sentinels too.
       const sentinelFlag = `${MASTER_NAME}@${group.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
       const counts = await runCli(['counts', '--json', '--sentinel', sentinelFlag], cliEnv(prefix, { REDIS_URL: 'redis://127.0.0.1:1' }));
