@@ -92,13 +92,14 @@ export const QUEUE_EVENTS_HINTS: OptionHints = {
 
 /** QueueModule.forRoot options (BullModule.forRoot). */
 export const MODULE_HINTS: OptionHints = {
+  redis: "Bull's redis option: connection: { url: 'redis://host:6379' } (or { client })",
   prefix: "the prefix belongs to the connection: connection: { url, prefix }",
   sharedConnection: 'every queue, worker and event reader of a connection already shares its store',
 };
 
 /** registerQueue({ ... }) (BullModule.registerQueue). */
 export const REGISTER_QUEUE_HINTS: OptionHints = {
-  prefix: "the prefix belongs to the connection: QueueModule.forRoot({ connection: { url, prefix } })",
+  redis: "Bull's redis option: connection: { url: 'redis://host:6379' } (a connection of the queue's own) or the name of a forRoot connection",
   streams: 'limits: { events: { maxLen } }',
   configKey: 'connection: the name of a connection of QueueModule.forRoot({ connections })',
   processors: "a sandboxed processor names its module itself: @Processor('queue', { sandbox: { file } })",

@@ -9,6 +9,8 @@ export type { ProcessorOptions, ProcessorSandboxOptions, OnJobOptions, OnJobSche
 export { SpoolQueueEvents } from './queue-events-host.js';
 export { SpoolWorkers } from './processor-host.js';
 export { ModuleFlowProducer } from './module-flow-producer.js';
+export type { ModuleFlowProducerOptions } from './module-flow-producer.js';
+export type { QueueAsyncRegistration, FlowProducerRegistration, FlowProducerAsyncRegistration } from './registrations.js';
 export { DEFAULT_CONNECTION, getQueueToken, getQueueEventsToken, getConnectionToken, getFlowProducerToken } from './tokens.js';
 export { SpoolBootstrapError, QueueValidationError } from './errors.js';
 export { SpoolExceptionFilter, spoolHttpError, DEFAULT_RETRY_AFTER_SECONDS } from './exception-filter.js';
@@ -16,3 +18,5 @@ export type { SpoolHttpError } from './exception-filter.js';
 export type { DtoClass } from './dto.js';
 export { SpoolHealth } from './health.js';
 export type { SpoolHealthReport, SpoolConnectionHealth } from './health.js';
+export { WorkerHost, WorkerNotReadyError } from './worker-host.js';
+export { ProcessorOverlapError } from './processor-pools.js';

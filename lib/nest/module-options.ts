@@ -134,6 +134,16 @@ function unknownModuleKeys(options: Record<string, unknown>, field: string): Unk
   return found;
 }
 
+/**
+ * One connection's options, wherever they are given (forRoot's `connection`
+ * and `connections`, an inline `registerQueue({ connection })`): unknown keys
+ * with their hints, then the shape.
+ */
+export function checkConnectionOptions(value: unknown, field: string): void {
+  if (literal(value)) throwUnknown(unknownKeys(value, CONNECTION_KEYS, field, CONNECTION_HINTS));
+  checkConnection(value, field);
+}
+
 function checkConnection(value: unknown, field: string): void {
   if (!literal(value)) throw new SpoolBootstrapError(field, `must be an object { url }, { host, port }, { cluster }, { sentinel } or { client }, got ${describe(value)}`, "e.g. { url: 'redis://127.0.0.1:6379' }");
   try {

@@ -57,8 +57,8 @@ class MailProcessor {
 
 @Processor('mail')
 class SecondMailProcessor {
-  @OnJob('other')
-  other(): void {}
+  @OnJob('send')
+  again(): void {}
 }
 
 @Processor('mail')
@@ -99,7 +99,8 @@ describe('bootstrap errors', () => {
     ['two handlers for one job name', [root(), mail()], [DoubleProcessor], /DoubleProcessor.sendAgain is a second handler for job name "send" \(the first is DoubleProcessor.send\)/],
     ['two fallback handlers', [root(), mail()], [TwoFallbacks], /TwoFallbacks.two is a second fallback @OnJob\(\)/],
     ['@OnJob on a class without @Processor', [root(), mail()], [NotAProcessor], /^NotAProcessor\.send has @OnJob or @OnWorkerEvent but NotAProcessor has no @Processor decorator/],
-    ['two processors for one queue', [root(), mail()], [MailProcessor, SecondMailProcessor], /is a second processor for queue "mail"/],
+    ['two processors of one queue with a job name in common', [root(), mail()], [MailProcessor, SecondMailProcessor],
+      /^@Processor\('mail'\) on SecondMailProcessor declares a handler for job name "send" of queue "mail", and so does MailProcessor: one pool runs every processor class of a queue/],
     ['a processor without handlers', [root(), mail()], [EmptyProcessor], /EmptyProcessor has no @OnJob method/],
     ['bad worker options', [root(), mail()], [BadOptionsProcessor], /@Processor\('mail'\) options of BadOptionsProcessor are invalid: Worker options.concurrency/],
     ['a name cap over the pool', [root(), mail()], [OverCapProcessor], /OverCapProcessor are invalid: Worker options.nameConcurrency.send/],

@@ -81,8 +81,7 @@ describe('the BullMQ names a migrating user types get their Spool counterpart', 
     expect(thrown(() => new Queue('q', { store, connection: { host: 'x' } } as never)).message).toMatch(/^Queue options\.connection is not an option: BullMQ's per-queue connection: .*\{ store \}$/);
     expect(thrown(() => new QueueEvents('q', { store, lastEventId: '0' } as never)).message).toBe('QueueEvents options.lastEventId is not an option: did you mean "from"? (the event id to read after)');
     expect(thrown(() => QueueModule.registerQueue({ name: 'q', prefix: 'app', streams: { events: { maxLen: 10 } } } as never)).message).toBe(
-      'QueueModule.registerQueue() argument 1.prefix is not an option: the prefix belongs to the connection: QueueModule.forRoot({ connection: { url, prefix } }); ' +
-        'neither is streams: limits: { events: { maxLen } }',
+      'QueueModule.registerQueue() argument 1.streams is not an option: limits: { events: { maxLen } }',
     );
   });
 });
