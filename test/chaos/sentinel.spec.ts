@@ -32,7 +32,8 @@ describe('Redis Sentinel: failover under load', () => {
 
   it('follows the master across a SIGKILL failover: commands, scripts, subscriber and blocking reads; no acknowledged add lost', async () => {
     const rec = logRecorder();
-    const connection = { sentinel: { name: MASTER_NAME, sentinels: group.nodes }, prefix, durability: 'replicated' as const, replicationTimeoutMs: 500, logger: rec.logger };
+    // The sentinels' password inside sentinel, the master's beside it.
+    const connection = { sentinel: { name: MASTER_NAME, sentinels: group.nodes, password: group.passwords.sentinel }, password: group.passwords.master, prefix, durability: 'replicated' as const, replicationTimeoutMs: 500, logger: rec.logger };
     const producerStore = new RedisStore(connection);
     const asyncStore = new RedisStore({ ...connection, durability: 'async' });
     const asyncQueue = new Queue<number>('orders-async', { store: asyncStore });
@@ -111,7 +112,7 @@ describe('Redis Sentinel: failover under load', () => {
       await waitFor(() => ran.has(late.id), { timeout: 5000, message: 'the idle worker woken through the subscriber' });
       // The CLI finds the new master through the sentinels too.
       const sentinelFlag = `${MASTER_NAME}@${group.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
-      const counts = await runCli(['counts', '--json', '--sentinel', sentinelFlag], cliEnv(prefix, { REDIS_URL: 'redis://127.0.0.1:1' }));
+      const counts = await runCli(['counts', '--json', '--sentinel', sentinelFlag], cliEnv(prefix, { REDIS_URL: 'redis://127.0.0.1:1', REDIS_PASSWORD: group.passwords.master, SPOOL_SENTINEL_PASSWORD: group.passwords.sentinel }));
       expect(counts.code).toBe(0);
       const orders = (JSON.parse(counts.stdout) as { queue: string; counts: { completed: number } }[]).find((row) => row.queue === 'orders');
       expect(orders?.counts.completed).toBeGreaterThanOrEqual(new Set(acked).size);
@@ -131,7 +132,13 @@ describe('Redis Sentinel: failover under load', () => {
   }, 90_000);
 
   it('takes a createSentinel() client of your own as { client }, and leaves it open', async () => {
-    const client = createSentinel({ name: MASTER_NAME, sentinelRootNodes: group.nodes, commandOptions: { timeout: 0 } });
+    const client = createSentinel({
+      name: MASTER_NAME,
+      sentinelRootNodes: group.nodes,
+      nodeClientOptions: { password: group.passwords.master },
+      sentinelClientOptions: { password: group.passwords.sentinel },
+      commandOptions: { timeout: 0 },
+    });
     await client.connect();
     const store = new RedisStore({ client, prefix: uniquePrefix('own-sentinel') });
     const queue = new Queue<number, number>('mine', { store });

@@ -12,6 +12,7 @@ export const MASTER_NAME = 'spool-master';
 /**
  * A private Sentinel setup for one test file: a master, a replica and three
  * sentinels (`redis-server <conf> --sentinel`) on free loopback ports, with
+ * passwords on both kinds of node and
  * short timeouts (down after 1 s, failover timeout 3 s) so a failover takes
  * a few seconds. Every process is stopped by its own pid.
  */
@@ -21,15 +22,19 @@ export class SentinelGroup {
     readonly sentinelPorts: number[],
     private readonly sentinels: ChildProcess[],
     private readonly dir: string,
+    /** The data nodes' password (requirepass, masterauth) and the sentinels' own (requirepass of the sentinels). */
+    readonly passwords: { readonly master: string; readonly sentinel: string },
   ) {}
 
-  static async start(): Promise<SentinelGroup> {
-    const master = await RedisServer.start();
-    const replica = await RedisServer.start({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+  /** Each kind of node has a password: the master's (`requirepass` of master and replicas) and the sentinels' own. */
+  static async start(passwords = { master: 'master-secret', sentinel: 'sentinel-secret' }): Promise<SentinelGroup> {
+    const auth = ['--requirepass', passwords.master, '--masterauth', passwords.master];
+    const master = await RedisServer.start({ args: auth });
+    const replica = await RedisServer.start({ args: [...auth, '--replicaof', '127.0.0.1', String(master.port)] });
     const dir = mkdtempSync(join(tmpdir(), 'spool-sentinel-'));
-    const group = new SentinelGroup([master, replica], [], [], dir);
+    const group = new SentinelGroup([master, replica], [], [], dir, passwords);
     try {
-      await waitFor(async () => (await role(replica.port)).includes('connected'), { timeout: 10_000, message: 'the replica in sync' });
+      await waitFor(async () => (await group.role(replica.port)).includes('connected'), { timeout: 10_000, message: 'the replica in sync' });
       for (let i = 0; i < 3; i++) {
         const port = await freePort();
         const conf = join(dir, `sentinel-${i}.conf`);
@@ -43,6 +48,9 @@ export class SentinelGroup {
             `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
             `sentinel failover-timeout ${MASTER_NAME} 3000`,
             `sentinel parallel-syncs ${MASTER_NAME} 1`,
+            `sentinel auth-pass ${MASTER_NAME} ${passwords.master}`,
+            `requirepass ${passwords.sentinel}`,
+            `sentinel sentinel-pass ${passwords.sentinel}`,
             '',
           ].join('\n'),
         );
@@ -52,7 +60,7 @@ export class SentinelGroup {
         await waitForPing(port);
       }
       // Each sentinel knows the replica and the two other sentinels before a failover can be agreed on.
-      await waitFor(async () => (await Promise.all(group.sentinelPorts.map(known))).every((k) => k.replicas >= 1 && k.sentinels >= 2), {
+      await waitFor(async () => (await Promise.all(group.sentinelPorts.map((port) => group.known(port)))).every((k) => k.replicas >= 1 && k.sentinels >= 2), {
         timeout: 15_000,
         interval: 100,
         message: 'the sentinels to know the replica and each other',
@@ -71,7 +79,7 @@ export class SentinelGroup {
 
   /** The master's port as the sentinels report it now. */
   async masterPort(): Promise<number> {
-    const reply = (await ask(this.sentinelPorts[0]!, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME])) as string[];
+    const reply = (await ask(this.sentinelPorts[0]!, this.passwords.sentinel, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME])) as string[];
     return Number(reply[1]);
   }
 
@@ -85,10 +93,23 @@ export class SentinelGroup {
 
   /** A new replica of the current master (a replacement node joining), in sync when this resolves. */
   async addReplica(): Promise<RedisServer> {
-    const replica = await RedisServer.start({ args: ['--replicaof', '127.0.0.1', String(await this.masterPort())] });
+    const auth = ['--requirepass', this.passwords.master, '--masterauth', this.passwords.master];
+    const replica = await RedisServer.start({ args: [...auth, '--replicaof', '127.0.0.1', String(await this.masterPort())] });
     this.servers.push(replica);
-    await waitFor(async () => (await role(replica.port)).includes('connected'), { timeout: 10_000, message: 'the new replica in sync' });
+    await waitFor(async () => (await this.role(replica.port)).includes('connected'), { timeout: 10_000, message: 'the new replica in sync' });
     return replica;
+  }
+
+  private async role(port: number): Promise<string> {
+    const reply = (await ask(port, this.passwords.master, ['ROLE'])) as unknown[];
+    return String(reply[3] ?? '');
+  }
+
+  /** How many replicas and other sentinels a sentinel knows of the master. */
+  private async known(port: number): Promise<{ replicas: number; sentinels: number }> {
+    const master = (await ask(port, this.passwords.sentinel, ['SENTINEL', 'MASTER', MASTER_NAME])) as string[];
+    const field = (name: string): number => Number(master[master.indexOf(name) + 1]);
+    return { replicas: field('num-slaves'), sentinels: field('num-other-sentinels') };
   }
 
   async dispose(): Promise<void> {
@@ -105,8 +126,8 @@ export class SentinelGroup {
   }
 }
 
-async function ask(port: number, args: string[]): Promise<unknown> {
-  const client = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: false }, RESP: 2 });
+async function ask(port: number, password: string, args: string[]): Promise<unknown> {
+  const client = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: false }, password, RESP: 2 });
   client.on('error', () => undefined);
   await client.connect();
   try {
@@ -114,16 +135,4 @@ async function ask(port: number, args: string[]): Promise<unknown> {
   } finally {
     client.destroy();
   }
-}
-
-async function role(port: number): Promise<string> {
-  const reply = (await ask(port, ['ROLE'])) as unknown[];
-  return String(reply[3] ?? '');
-}
-
-/** How many replicas and other sentinels a sentinel knows of the master. */
-async function known(port: number): Promise<{ replicas: number; sentinels: number }> {
-  const master = (await ask(port, ['SENTINEL', 'MASTER', MASTER_NAME])) as string[];
-  const field = (name: string): number => Number(master[master.indexOf(name) + 1]);
-  return { replicas: field('num-slaves'), sentinels: field('num-other-sentinels') };
 }
