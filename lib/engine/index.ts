@@ -104,6 +104,7 @@ export type { RedisConnection, RedisStoreConfig, RedisStoreOptions, ConnectOptio
 export type { RedisClientLike, RedisEventListener } from '../store/redis-client.js';
 export type { Durability } from '../store/store-options.js';
 export type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
+export type { SentinelClientLike } from '../store/connections/sentinel-client.js';
 export type { UrlConnection, HostConnection, ClusterConnection, SentinelConnection, SentinelSettings, SentinelNode, ClientConnection } from '../store/connections/options.js';
 export type { TlsOption, TlsSettings, Pem } from '../store/connections/tls.js';
 export { ReplicationTimeoutError } from '../store/replication.js';

@@ -1,4 +1,4 @@
-import { createClient, ErrorReply } from 'redis';
+import { ErrorReply } from 'redis';
 import { CommandTimeoutError, RedisUnavailableError } from './errors.js';
 
 /**
@@ -38,8 +38,12 @@ export function reconnectDelay(retries: number): number {
   return base + Math.floor(Math.random() * 100);
 }
 
+/** Socket settings of every client Spool makes (see spoolClientOptions), to merge TLS and an address into. */
+export const SPOOL_SOCKET = { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true } as const;
+
 /**
- * A client for a URL with the settings a job queue needs:
+ * The node-redis options of every client Spool makes (connections/open-client.ts), with `socket`
+ * extended by `extra` (an address, TLS): the settings a job queue needs:
  * - endless reconnects with capped backoff (node-redis's default gives up on
  *   a socket timeout);
  * - no socket timeout and no node-redis command timeout: a subscriber
@@ -55,14 +59,6 @@ export function reconnectDelay(retries: number): number {
  *   once with RedisUnavailableError instead of waiting in memory without
  *   bound. Workers retry their writes themselves (persist), producers decide.
  */
-export function createSpoolClient(url: string): RedisClientLike {
-  return createClient({ url, ...spoolClientOptions() }) as unknown as RedisClientLike;
-}
-
-/** Socket settings of every client Spool makes (see createSpoolClient), to merge TLS and an address into. */
-export const SPOOL_SOCKET = { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true } as const;
-
-/** The node-redis client options of every client Spool makes (see createSpoolClient), with `socket` extended by `extra`. */
 export function spoolClientOptions<Extra extends object>(extra?: Extra): { socket: typeof SPOOL_SOCKET & Extra; disableOfflineQueue: true; commandOptions: { timeout: 0 } } {
   return { socket: { ...SPOOL_SOCKET, ...(extra as Extra) }, disableOfflineQueue: true, commandOptions: { timeout: 0 } };
 }

@@ -1,3 +1,4 @@
+import { createSentinel } from 'redis';
 import { Queue, QueueEvents, RedisStore, Worker, type QueueEvent } from '../../lib/index.js';
 import { logRecorder } from '../helpers/log-recorder.js';
 import { MASTER_NAME, SentinelGroup } from '../helpers/sentinel-group.js';
@@ -18,7 +19,7 @@ import { cliEnv, runCli } from '../cli/cli.js';
  * after their next INFO round, some 10 s later). A second producer with
  * durability 'async' shows how soon writes are taken at all.
  */
-describe('Redis Sentinel: failover under load', () => {
+describe('Redis Sentinel over TLS with passwords: failover under load', () => {
   let group: SentinelGroup;
   const prefix = uniquePrefix('sentinel');
 
@@ -31,7 +32,8 @@ describe('Redis Sentinel: failover under load', () => {
 
   it('follows the master across a SIGKILL failover: commands, scripts, subscriber and blocking reads; no acknowledged add lost', async () => {
     const rec = logRecorder();
-    const connection = { sentinel: { name: MASTER_NAME, sentinels: group.nodes }, prefix, durability: 'replicated' as const, replicationTimeoutMs: 500, logger: rec.logger };
+    // The sentinels' password inside sentinel, the master's beside it; TLS for both (sentinel.tls defaults to the master's).
+    const connection = { sentinel: { name: MASTER_NAME, sentinels: group.nodes, password: group.passwords.sentinel }, password: group.passwords.master, tls: group.tls, prefix, durability: 'replicated' as const, replicationTimeoutMs: 500, logger: rec.logger };
     const producerStore = new RedisStore(connection);
     const asyncStore = new RedisStore({ ...connection, durability: 'async' });
     const asyncQueue = new Queue<number>('orders-async', { store: asyncStore });
@@ -50,7 +52,7 @@ describe('Redis Sentinel: failover under load', () => {
       await producerStore.connect();
       await asyncStore.connect();
       await workerStore.connect({ wait: true });
-      worker = new Worker<number>('orders', async (job) => void ran.set(job.id, (ran.get(job.id) ?? 0) + 1), { store: workerStore, pollInterval: 200, concurrency: 4 });
+      worker = new Worker<number>('orders', async (job) => void ran.set(job.id, (ran.get(job.id) ?? 0) + 1), { store: workerStore, pollInterval: 30_000, lockDuration: 2000, concurrency: 4 });
       events = new QueueEvents('orders', { store: workerStore, blockMs: 200 });
       events.on('event', (e) => seen.push(e));
       await events.ready();
@@ -88,7 +90,7 @@ describe('Redis Sentinel: failover under load', () => {
 
       await waitFor(() => acked.length >= 50 && ran.size >= 20, { timeout: 10_000, message: 'jobs added and run before the kill' });
       const master = await group.master();
-      const oldPort = master.port;
+      const oldPort = await group.masterPort();
       await master.kill();
       killedAt = Date.now();
       await waitFor(async () => (await group.masterPort()) !== oldPort, { timeout: 20_000, interval: 50, message: 'the sentinels to promote the replica' });
@@ -100,14 +102,18 @@ describe('Redis Sentinel: failover under load', () => {
       stop = true;
       await Promise.all([producing, producingAsync]);
 
-      // The worker, its subscriber and the event reader carry on by themselves.
+      // The worker, its subscriber and the event reader carry on by themselves. A claim whose reply the
+      // kill cut off leaves its job active until the lease expires (lockDuration 2 s here), then it runs again.
       await waitFor(() => acked.every((id) => ran.has(id)), { timeout: 20_000, interval: 50, message: 'every acknowledged job to run' });
       const lastId = acked[acked.length - 1]!;
       await waitFor(() => seen.some((e) => e.event === 'completed' && e.jobId === lastId), { timeout: 10_000, message: 'the event reader to see the last job' });
       expect(await queue.verify()).toEqual([]);
+      // An idle worker hears of a new job on the new master's pub/sub (its fallback poll is 30 s away).
+      const late = await queue.add('order', -1, { jobId: 'late' });
+      await waitFor(() => ran.has(late.id), { timeout: 5000, message: 'the idle worker woken through the subscriber' });
       // The CLI finds the new master through the sentinels too.
       const sentinelFlag = `${MASTER_NAME}@${group.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
-      const counts = await runCli(['counts', '--json', '--sentinel', sentinelFlag], cliEnv(prefix, { REDIS_URL: 'redis://127.0.0.1:1' }));
+      const counts = await runCli(['counts', '--json', '--sentinel', sentinelFlag], cliEnv(prefix, { REDIS_URL: 'redis://127.0.0.1:1', REDIS_PASSWORD: group.passwords.master, SPOOL_SENTINEL_PASSWORD: group.passwords.sentinel, SPOOL_TLS_CA: group.certs.caFile }));
       expect(counts.code).toBe(0);
       const orders = (JSON.parse(counts.stdout) as { queue: string; counts: { completed: number } }[]).find((row) => row.queue === 'orders');
       expect(orders?.counts.completed).toBeGreaterThanOrEqual(new Set(acked).size);
@@ -125,4 +131,34 @@ describe('Redis Sentinel: failover under load', () => {
       await workerStore.disconnect();
     }
   }, 90_000);
+
+  it('takes a createSentinel() client of your own as { client }, and leaves it open', async () => {
+    const client = createSentinel({
+      name: MASTER_NAME,
+      sentinelRootNodes: group.nodes,
+      nodeClientOptions: { password: group.passwords.master, socket: { tls: true, ca: group.tls.ca } },
+      sentinelClientOptions: { password: group.passwords.sentinel, socket: { tls: true, ca: group.tls.ca } },
+      commandOptions: { timeout: 0 },
+    });
+    await client.connect();
+    const store = new RedisStore({ client, prefix: uniquePrefix('own-sentinel') });
+    const queue = new Queue<number, number>('mine', { store });
+    await store.connect();
+    const worker = new Worker<number, number>('mine', async (job) => job.data + 1, { store });
+    const events = new QueueEvents('mine', { store, blockMs: 200 });
+    const seen: QueueEvent[] = [];
+    events.on('event', (e) => seen.push(e));
+    try {
+      await events.ready();
+      const job = await queue.add('inc', 41);
+      expect(await queue.waitFor(job.id, { timeout: 10_000 })).toBe(42);
+      await waitFor(() => seen.some((e) => e.event === 'completed' && e.jobId === job.id), { message: 'the completed event' });
+    } finally {
+      await worker.close();
+      await events.close();
+      await store.disconnect();
+    }
+    expect(client.isOpen).toBe(true);
+    await client.close();
+  }, 30_000);
 });

@@ -108,10 +108,10 @@ describe('TLS with a client certificate and a least-privilege ACL user', () => {
     }
   });
 
-  it('the dashboard (QueueModule over a rediss:// URL with tls) and the CLI (--tls-* flags) read the queue', async () => {
+  it('the dashboard (QueueModule.forRootAsync over a rediss:// URL with tls) and the CLI (--tls-* flags) read the queue', async () => {
     const url = `rediss://${encodeURIComponent(user.username)}:${encodeURIComponent(user.password)}@localhost:${server.port}`;
     @Module({
-      imports: [QueueModule.forRoot({ connection: { url, tls: server.tls, prefix } }), QueueModule.registerQueue('work'), QueueDashboardModule.forRoot({ path: '/ops', readOnly: true })],
+      imports: [QueueModule.forRootAsync({ useFactory: () => ({ connection: { url, tls: server.tls, prefix } }) }), QueueModule.registerQueue('work'), QueueDashboardModule.forRoot({ path: '/ops', readOnly: true })],
     })
     class App {}
     const app = await NestFactory.create(App, { logger: false });

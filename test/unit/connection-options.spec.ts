@@ -56,3 +56,32 @@ describe('connection objects', () => {
     expect(sentinel.message).toBe('RedisStore connection.sentinel.masterName is not an option: did you mean "name"?');
   });
 });
+
+/**
+ * What reaches node-redis (no server here: the TLS and Sentinel suites run
+ * real servers; a TLS cluster is not among them, so this is what shows its
+ * settings reach every node).
+ */
+describe('connection objects as node-redis options', () => {
+  it('tls, username and password of a cluster go to every node (defaults), under what you set there', async () => {
+    const { openClient } = await import('../../lib/store/connections/open-client.js');
+    const { resolveConnection } = await import('../../lib/store/connections/options.js');
+    const client = openClient(resolveConnection({ cluster: { rootNodes: [{ url: 'rediss://n1:7000' }], defaults: { socket: { servername: 'mine' } } }, tls: { ca: 'CA' }, username: 'app', password: 'pw' }, 'c')) as unknown as {
+      options: { socket?: Record<string, unknown> };
+    };
+    expect(client.options.socket).toMatchObject({ tls: true, ca: 'CA', servername: 'mine', keepAlive: true });
+  });
+
+  it('a sentinel connection: the master takes the connection credentials and TLS, the sentinels theirs (TLS defaulting to the master one)', async () => {
+    const { sentinelOptions } = await import('../../lib/store/connections/open-client.js');
+    const options = sentinelOptions({ name: 'm', sentinels: [{ host: 's1', port: 26379 }], password: 'spw' }, { username: 'app', password: 'pw', db: 3, tls: { ca: 'CA' } });
+    expect(options).toMatchObject({
+      name: 'm',
+      sentinelRootNodes: [{ host: 's1', port: 26379 }],
+      nodeClientOptions: { username: 'app', password: 'pw', database: 3, disableOfflineQueue: true, socket: { tls: true, ca: 'CA' } },
+      sentinelClientOptions: { password: 'spw', socket: { tls: true, ca: 'CA' } },
+      masterPoolSize: 1,
+    });
+    expect(options.sentinelClientOptions).not.toHaveProperty('username');
+  });
+});

@@ -2,7 +2,7 @@ import { createClient, type RedisSentinelOptions } from 'redis';
 import { ClusterClient, createSpoolCluster, isClusterClient, type SpoolClusterOptions } from '../cluster-client.js';
 import { spoolClientOptions, SPOOL_SOCKET, type RedisClientLike } from '../redis-client.js';
 import type { NodeAuth, ResolvedConnection, SentinelSettings } from './options.js';
-import { SentinelClient } from './sentinel-client.js';
+import { isSentinelClient, SentinelClient } from './sentinel-client.js';
 import { tlsSocket } from './tls.js';
 
 /**
@@ -15,7 +15,9 @@ import { tlsSocket } from './tls.js';
 export function openClient(connection: ResolvedConnection): RedisClientLike {
   switch (connection.kind) {
     case 'client':
-      return isClusterClient(connection.client) ? new ClusterClient(connection.client) : (connection.client as RedisClientLike);
+      if (isClusterClient(connection.client)) return new ClusterClient(connection.client);
+      // A createSentinel() client sends commands with another signature: the adapter speaks it.
+      return isSentinelClient(connection.client) ? new SentinelClient(connection.client) : (connection.client as RedisClientLike);
     case 'url':
       return createClient({ url: connection.url, ...spoolClientOptions(tlsSocket(connection.auth.tls)) }) as unknown as RedisClientLike;
     case 'host':

@@ -2,6 +2,7 @@ import { InvalidArgumentError, UnknownOptionError } from '../../common/errors.js
 import { describe, unknownKeys } from '../../common/validation.js';
 import type { ClusterClientLike, SpoolClusterOptions } from '../cluster-client.js';
 import type { RedisClientLike } from '../redis-client.js';
+import type { SentinelClientLike } from './sentinel-client.js';
 import { checkTls, type TlsOption } from './tls.js';
 
 /**
@@ -69,9 +70,9 @@ export interface SentinelConnection {
   readonly tls?: TlsOption;
 }
 
-/** A node-redis client of your own, single-node or cluster: it stays yours (Spool neither configures nor closes it). */
+/** A node-redis client of your own, single-node, cluster or sentinel (`createSentinel()`): it stays yours (Spool neither configures nor closes it). */
 export interface ClientConnection {
-  readonly client: RedisClientLike | ClusterClientLike;
+  readonly client: RedisClientLike | ClusterClientLike | SentinelClientLike;
 }
 
 /**
@@ -91,7 +92,7 @@ export interface NodeAuth {
 
 /** A connection after its checks, by kind. */
 export type ResolvedConnection =
-  | { readonly kind: 'client'; readonly client: RedisClientLike | ClusterClientLike }
+  | { readonly kind: 'client'; readonly client: RedisClientLike | ClusterClientLike | SentinelClientLike }
   | { readonly kind: 'url'; readonly url: string; readonly auth: NodeAuth }
   | { readonly kind: 'host'; readonly host: string; readonly port: number; readonly auth: NodeAuth }
   | { readonly kind: 'cluster'; readonly cluster: SpoolClusterOptions; readonly auth: NodeAuth }
@@ -192,7 +193,7 @@ export function resolveConnection(c: Readonly<Record<string, unknown>>, field: s
   if (kind === 'client') {
     refuseOthers(c, field, 'client', [], 'a client of your own is used as it is: configure TLS and credentials when you create it');
     if (typeof c.client !== 'object' || c.client === null) throw new InvalidArgumentError(`${field}.client`, `must be a node-redis client, got ${describe(c.client)}`);
-    return { kind, client: c.client as RedisClientLike | ClusterClientLike };
+    return { kind, client: c.client as RedisClientLike | ClusterClientLike | SentinelClientLike };
   }
   if (kind === 'url') {
     if (typeof c.url !== 'string') throw new InvalidArgumentError(`${field}.url`, `must be a string, got ${describe(c.url)}`, FORMS);

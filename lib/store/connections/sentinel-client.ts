@@ -3,6 +3,19 @@ import type { RedisClientLike } from '../redis-client.js';
 
 type Listener = (...args: never[]) => void;
 
+/** A node-redis Sentinel client (`createSentinel()`), as far as telling it from other clients goes. */
+export interface SentinelClientLike {
+  getMasterNode(): unknown;
+  acquire(): Promise<unknown>;
+  duplicate(): unknown;
+}
+
+/** A node-redis Sentinel client rather than a single-node or cluster client. */
+export function isSentinelClient(value: unknown): value is SentinelClientLike {
+  const candidate = value as Partial<Record<'getMasterNode' | 'acquire', unknown>> | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.getMasterNode === 'function' && typeof candidate.acquire === 'function';
+}
+
 /** The parts of a node-redis sentinel client (`createSentinel()`) the adapter uses. */
 interface SentinelInternals {
   readonly isOpen: boolean;
@@ -31,8 +44,9 @@ interface SentinelInternals {
 export class SentinelClient implements RedisClientLike {
   private readonly sentinel: SentinelInternals;
 
-  constructor(private readonly options: RedisSentinelOptions) {
-    this.sentinel = createSentinel(options) as unknown as SentinelInternals;
+  /** A sentinel client made from `options`, or a `createSentinel()` client you made (its duplicates are node-redis's `duplicate()`). */
+  constructor(private readonly source: RedisSentinelOptions | SentinelClientLike) {
+    this.sentinel = (isSentinelClient(source) ? source : createSentinel(source)) as unknown as SentinelInternals;
   }
 
   get isOpen(): boolean {
@@ -57,7 +71,7 @@ export class SentinelClient implements RedisClientLike {
   }
 
   duplicate(): SentinelClient {
-    return new SentinelClient(this.options);
+    return new SentinelClient(isSentinelClient(this.source) ? (this.source.duplicate() as SentinelClientLike) : this.source);
   }
 
   sendCommand(args: readonly string[]): Promise<unknown> {
