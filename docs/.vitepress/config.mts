@@ -15,9 +15,12 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[] }[] = [
   {
     text: 'Guide',
-    items: [{ text: 'Getting started', link: '/guide/getting-started' }],
+    items: [
+      { text: 'Getting started', link: '/guide/getting-started' },
+      { text: 'Testing', link: '/guide/testing' },
+    ],
   },
-  { text: 'Operations', items: [] },
+  { text: 'Operations', items: [{ text: 'Dashboard', link: '/operations/dashboard' }] },
   { text: 'Migrating from BullMQ', items: [] },
   {
     text: 'Reference',
