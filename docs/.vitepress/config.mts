@@ -17,16 +17,54 @@ export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[
     text: 'Guide',
     items: [
       { text: 'Getting started', link: '/guide/getting-started' },
+      { text: 'Concepts', link: '/guide/concepts' },
+      { text: 'Installation', link: '/guide/installation' },
+      { text: 'The Nest module and processors', link: '/guide/processors' },
+      { text: 'Jobs and options', link: '/guide/jobs' },
+      { text: 'Retries and dead letters', link: '/guide/retries' },
+      { text: 'Flows', link: '/guide/flows' },
+      { text: 'Schedulers', link: '/guide/schedulers' },
+      { text: 'Throughput control', link: '/guide/throughput' },
+      { text: 'Step jobs and side effects', link: '/guide/step-jobs' },
+      { text: 'Workers: pause, sandboxes, batches', link: '/guide/workers' },
       { text: 'Testing', link: '/guide/testing' },
+      ...optional({ text: 'PostgreSQL', link: '/guide/postgres' }),
+      { text: 'The sample app', link: '/guide/sample-app' },
     ],
   },
-  { text: 'Operations', items: [{ text: 'Dashboard', link: '/operations/dashboard' }] },
-  { text: 'Migrating from BullMQ', items: [] },
+  {
+    text: 'Operations',
+    items: [
+      { text: 'Deployment', link: '/operations/deployment' },
+      ...optional({ text: 'Connections', link: '/operations/connections' }),
+      { text: 'When Redis fails', link: '/operations/outages' },
+      { text: 'Queues and workers on call', link: '/operations/workers' },
+      { text: 'Dashboard', link: '/operations/dashboard' },
+      { text: 'Command line', link: '/operations/cli' },
+      { text: 'Metrics', link: '/operations/metrics' },
+      { text: 'Traces', link: '/operations/traces' },
+      { text: 'Logs', link: '/operations/logs' },
+      { text: 'Redis Cluster and sharding', link: '/operations/cluster' },
+      { text: 'NATS', link: '/operations/nats' },
+      { text: 'Running a soak', link: '/operations/soak' },
+    ],
+  },
+  {
+    text: 'Migrating from BullMQ',
+    items: [
+      { text: 'The API side by side', link: '/migrating/bullmq-api' },
+      ...optional({ text: 'From @nestjs/bullmq and @nestjs/bull', link: '/migrating/from-nestjs-bullmq' }),
+      { text: "Bringing BullMQ's jobs across", link: '/migrating/importer' },
+      ...optional({ text: 'Switching a live system', link: '/migrating/switching' }),
+    ],
+  },
   {
     text: 'Reference',
     items: [
       { text: 'API', link: '/api/' },
+      { text: 'Options', link: '/reference/options' },
       { text: 'Errors', link: '/reference/errors' },
+      { text: 'Events', link: '/reference/events' },
       { text: 'CLI commands', link: '/reference/cli' },
       { text: 'Versioning policy', link: '/reference/versioning' },
     ],
@@ -37,10 +75,16 @@ export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[
       { text: 'Architecture', link: '/internals/architecture' },
       { text: 'Redis layout', link: '/internals/redis-layout' },
       { text: 'Lua scripts', link: '/internals/lua-scripts' },
+      { text: 'Store and notify contracts', link: '/internals/contracts' },
     ],
   },
-  { text: 'Benchmarks', items: [] },
+  { text: 'Benchmarks', items: [{ text: 'Results and how to reproduce', link: '/benchmarks/' }] },
 ];
+
+/** A page another change adds: listed once its file exists, so the sidebar never links to a missing page. */
+function optional(item: DefaultTheme.SidebarItem): DefaultTheme.SidebarItem[] {
+  return item.link !== undefined && existsSync(fileURLToPath(new URL(`..${item.link}.md`, import.meta.url))) ? [item] : [];
+}
 
 const sections = SECTIONS.filter((section) => section.items.length > 0);
 

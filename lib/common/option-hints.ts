@@ -45,7 +45,7 @@ export const CONNECTION_HINTS: OptionHints = {
 };
 
 const FLOW_HINT = "parents and children are added together with FlowProducer; a child's failurePolicy (e.g. failurePolicy: 'ignoreDependencyOnFailure') says what its failure does to the parent";
-const SCHEDULER_HINT = 'repeating jobs are schedulers: queue.upsertScheduler(id, { every } or { cron }, { name, data, opts }) (README "Schedulers")';
+const SCHEDULER_HINT = 'repeating jobs are schedulers: queue.upsertScheduler(id, { every } or { cron }, { name, data, opts }) (docs/guide/schedulers.md)';
 const DEDUP_HINT = (options: Readonly<Record<string, unknown>>): string => {
   const given = options.deduplication ?? options.debounce;
   const ttl = typeof given === 'object' && given !== null && 'ttl' in given ? ', ttl' : '';
@@ -85,7 +85,7 @@ export const WORKER_HINTS: OptionHints = {
   settings: "settings.backoffStrategy is the Worker option backoffStrategy (with backoff: { type: 'custom' } on jobs)",
   drainDelay: 'idle workers wake on pub/sub; pollInterval (ms) is the fallback poll',
   skipStalledCheck: 'expired leases are always reaped; stalledInterval (ms) says how often',
-  useWorkerThreads: "a handler module in worker threads: pass its path as the handler and sandbox: { runner: 'threads' } (README \"Sandboxed processors\")",
+  useWorkerThreads: "a handler module in worker threads: pass its path as the handler and sandbox: { runner: 'threads' } (docs/guide/workers.md#sandboxed-processors)",
   telemetry: 'traces are on with @opentelemetry/api installed; tracing: false turns them off',
   metrics: 'metrics are always kept: queue.getMetrics()',
 };

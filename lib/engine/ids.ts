@@ -29,7 +29,7 @@ interface Waiter {
  * so every process gets ids no other gets and an add rarely waits for one.
  * Why numbers: an id is written into the job's key, the fifo list and its
  * events, and 26-character ULIDs made a waiting job cost 1.18x BullMQ's
- * memory (bench/README.md); a number is a few bytes, and Redis stores it as
+ * memory (bench/notes/history.md); a number is a few bytes, and Redis stores it as
  * an integer in a list. Custom ids may not be decimal numbers
  * (validateJobId), so the two never meet.
  *

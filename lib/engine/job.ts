@@ -45,7 +45,7 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
  * A job as read from the store: its fields are a snapshot of that moment
  * (fields of stored JSON that cannot be decoded are left undefined and named
  * in `corruption`); its methods are a live handle, each one read or one
- * transition on the job as it is now (see README "Job handles").
+ * transition on the job as it is now (see docs/guide/jobs.md#job-handles).
  */
 export class Job<Data = unknown, Result = unknown> {
   readonly id: string;

@@ -50,7 +50,7 @@ const WRITES_WITH_RESERVE = 3;
  * completions pile up into batches as large as concurrency + reserve; Redis
  * serves no other client while a script runs, so one call is bounded: 128
  * no-op completions with their claims ran ~5 ms on the 2-core bench machine
- * (bench/README.md), where an unbounded c100 batch of ~270 ran 12 ms.
+ * (bench/notes/history.md), where an unbounded c100 batch of ~270 ran 12 ms.
  */
 export const MAX_WRITE_BATCH = 128;
 

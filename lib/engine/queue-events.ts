@@ -10,7 +10,7 @@ import { compareIds, decodeEvent, type EventGap, type QueueEvent, type QueueEven
 /** Options of `new QueueEvents(queue, options)`: the store, and where in the stream to start. */
 export interface QueueEventsOptions {
   readonly store: Store;
-  /** The queue's shard count, as its Queue was given: events of every shard, merged (README "Sharded queues"). Default 1. */
+  /** The queue's shard count, as its Queue was given: events of every shard, merged (docs/operations/cluster.md#sharded-queues). Default 1. */
   readonly shards?: number;
   /** Where to start: '$' (default) only new events, '0' every event the stream retains, or an event id (`lastId`, or any event's `id`) to resume after. */
   readonly from?: string;

@@ -43,7 +43,7 @@ export abstract class QueueReads<Data, Result> {
     return this.store.getLogs(this.name, id);
   }
 
-  /** A page of dead letters, newest first, filtered by name, reason, error text and time (see README "Dead letters"). */
+  /** A page of dead letters, newest first, filtered by name, reason, error text and time (see docs/guide/retries.md). */
   getFailed(query?: FailedQuery): Promise<FailedPage<Data, Result>> {
     return this.many.getFailed(query);
   }

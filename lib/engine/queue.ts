@@ -30,7 +30,7 @@ export interface QueueOptions {
   readonly validate?: PayloadValidator;
   /**
    * Spreads this queue over this many physical queues (on a Redis Cluster,
-   * over the masters): see README "Sharded queues". Every Queue, Worker and
+   * over the masters): see docs/operations/cluster.md#sharded-queues. Every Queue, Worker and
    * QueueEvents of the queue must pass the same number. Default 1.
    */
   readonly shards?: number;

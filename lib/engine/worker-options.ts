@@ -14,7 +14,7 @@ import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions
 /** Options of `new Worker(queue, handler, options)`: the store, concurrency, leases, retries, shutdown and logging. */
 export interface WorkerOptions {
   readonly store: Store;
-  /** The queue's shard count, as its Queue was given (README "Sharded queues"). Default 1. */
+  /** The queue's shard count, as its Queue was given (docs/operations/cluster.md#sharded-queues). Default 1. */
   readonly shards?: number;
   /** Jobs run at once by this worker. Default 1 (with `batch`: batch.size; then at least batch.size, and a multiple runs that many batches at once). */
   readonly concurrency?: number;
@@ -78,13 +78,13 @@ export interface WorkerOptions {
   /** With OpenTelemetry: run each handler in a consumer span continuing the producer's trace. Default true; false: no span. */
   readonly tracing?: boolean;
   /**
-   * For a Worker given a handler file instead of a function (README
-   * "Sandboxed processors"): threads or processes, memory limit, abort grace.
+   * For a Worker given a handler file instead of a function (see
+   * docs/guide/workers.md#sandboxed-processors): threads or processes, memory limit, abort grace.
    */
   readonly sandbox?: SandboxOptions;
   /**
    * The handler takes jobs in batches: (jobs, batch) => one result per job
-   * (README "Batch handlers"). Each job keeps its own lease, attempts and outcome.
+   * (docs/guide/workers.md#batch-handlers). Each job keeps its own lease, attempts and outcome.
    */
   readonly batch?: BatchOptions;
 }

@@ -24,7 +24,7 @@ import {
 export interface ProcessorOptions extends ProcessorWorkerOptions {
   /** Named connection of the queue. Default: the default connection. */
   readonly connection?: string;
-  /** Run the jobs in a handler module in worker threads or child processes instead of `@OnJob` methods (README "Sandboxed processors"). */
+  /** Run the jobs in a handler module in worker threads or child processes instead of `@OnJob` methods (docs/guide/workers.md#sandboxed-processors). */
   readonly sandbox?: ProcessorSandboxOptions;
 }
 
@@ -47,7 +47,7 @@ export interface OnJobOptions {
   readonly concurrency?: number;
   /**
    * The method takes jobs of this name in batches: (jobs, batch) => one result
-   * per job (README "Batch handlers"). The processor's concurrency is then at
+   * per job (docs/guide/workers.md#batch-handlers). The processor's concurrency is then at
    * least `size` (by default the largest batch size).
    */
   readonly batch?: BatchOptions;

@@ -24,7 +24,7 @@ export interface SpoolConnectionOptions {
   readonly client?: RedisClientLike | ClusterClientLike;
   /** Redis Cluster: node-redis createCluster() options, e.g. { rootNodes: [{ url: 'redis://host:7000' }] }. */
   readonly cluster?: SpoolClusterOptions;
-  /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see README "Redis Cluster". Default 'async'. */
+  /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see docs/operations/cluster.md. Default 'async'. */
   readonly durability?: Durability;
   /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */
   readonly replicationTimeoutMs?: number;

@@ -24,7 +24,7 @@ export interface QueueRegistration {
   readonly limits?: QueueLimits;
   /** Largest encoded payload in bytes. Default 1 MiB. */
   readonly maxPayloadBytes?: number;
-  /** Spreads the queue over this many physical queues (README "Sharded queues"); its workers and events follow. Default 1. */
+  /** Spreads the queue over this many physical queues (docs/operations/cluster.md#sharded-queues); its workers and events follow. Default 1. */
   readonly shards?: number;
   /** Schedulers upserted at bootstrap (queue.upsertScheduler), with those of `@OnJob({ schedule })`. */
   readonly schedulers?: readonly QueueScheduler[];

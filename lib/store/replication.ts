@@ -51,7 +51,7 @@ const WARN_EVERY_MS = 30_000;
  * node that served the script: ClusterClient.sendServed), so the reply comes
  * once a replica has it. Redis replication stays asynchronous: WAIT narrows the
  * window in which a failover loses an acknowledged write, it does not make
- * Redis a consensus store (README "Redis Cluster").
+ * Redis a consensus store (docs/operations/cluster.md).
  */
 export class ReplicaWait {
   private lastWarning = 0;

@@ -44,7 +44,7 @@ export interface RedisStoreOptions {
    * replicates afterwards, so a master that dies in between can take it along.
    * 'replicated': writes a caller is acknowledged for (add, addBulk, flow
    * adds, complete, fail, cancel) also WAIT until a replica has them (or
-   * `replicationTimeoutMs` passes); see README "Redis Cluster".
+   * `replicationTimeoutMs` passes); see docs/operations/cluster.md.
    */
   readonly durability?: Durability;
   /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */

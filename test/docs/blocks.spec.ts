@@ -10,11 +10,11 @@ import { ROOT, blockKey, blocksOf, checkBlocks, docFiles, runBlock, writeBlocks,
  * its ```text output block when it has one. The conventions are in
  * CONTRIBUTING.md ("Code blocks in the docs").
  *
- * README.md's blocks predate these rules; those that do not compile yet are
- * listed in readme-blocks-pending.json until the README becomes the front
- * door and its examples move into docs/ (issue 36, phase 2). The list only
- * shrinks: a README block that starts failing fails here, and so does a
- * listed block that compiles now (take it off the list). Each run writes the
+ * README.md's blocks predated these rules; those that did not compile were
+ * listed in readme-blocks-pending.json until the README became the front
+ * door and its examples moved into docs/ (issue 36, phase 2): the list is
+ * empty now and only shrinks. A README block that starts failing fails here,
+ * and so does a listed block that compiles now (take it off the list). Each run writes the
  * list as it would be to test-output/docs/readme-blocks-pending.json: copy it
  * over this one when a change to the README is meant to add a block that
  * does not compile yet (better: make the block compile).

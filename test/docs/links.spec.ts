@@ -12,7 +12,9 @@ describe('links of the repository Markdown files', () => {
   });
 
   it("uses GitHub's heading slugs (a link that is wrong by one character is found)", () => {
-    const anchors = githubAnchors('README.md');
+    mkdirSync(join(ROOT, 'test-output'), { recursive: true });
+    writeFileSync(join(ROOT, 'test-output', 'slugs-fixture.md'), ['# Notify transports: Redis pub/sub or NATS', '', '## Coming from @nestjs/bullmq', ''].join('\n'));
+    const anchors = githubAnchors('test-output/slugs-fixture.md');
     expect(anchors).toContain('notify-transports-redis-pubsub-or-nats');
     expect(anchors).toContain('coming-from-nestjsbullmq');
     expect(anchors).not.toContain('notify-transports-redis-pub-sub-or-nats');

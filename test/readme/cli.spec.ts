@@ -3,8 +3,7 @@ import { Queue, listQueues } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { cliEnv, runCli } from '../cli/cli.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const SECTION = README.slice(README.indexOf('## Command line'), README.indexOf('## Reliability'));
+const SECTION = readFileSync(new URL('../../docs/operations/cli.md', import.meta.url), 'utf8');
 
 /** The README "Command line" section: its commands exist, its table is what counts prints, its listQueues example runs. */
 describe('README command line', () => {

@@ -1,23 +1,16 @@
 import { Job, QueueActiveError, Worker } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
-import { README, readmeTable } from '../helpers/readme-table.js';
+import { docBlockAfter, docTable, docText } from '../helpers/readme-table.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** The lines of the README's code block that follows `marker`. */
-function blockAfter(marker: string): string[] {
-  const at = README.indexOf(marker);
-  if (at < 0) throw new Error(`README has no "${marker}"`);
-  const open = README.indexOf('```ts\n', at) + '```ts\n'.length;
-  return README.slice(open, README.indexOf('```', open)).trim().split('\n');
-}
 
-/** README "Job handles", "Drain and obliterate" and the global concurrency bullet, run as written. */
+/** docs/guide/jobs.md "Job handles", docs/operations/workers.md "Drain and obliterate" and the global concurrency bullet of docs/guide/throughput.md, run as written. */
 describe('README: job handles and queue housekeeping', () => {
   const h = engineHarness();
 
   it('the Job handles example does what its comments say', async () => {
     const queue = h.queue<{ month: string }>('reports');
-    expect(blockAfter('**Job handles.**')[0]).toBe("const job = await queue.add('report', { month: '2024-05' }, { delay: 60_000 });");
+    expect(docBlockAfter('docs/guide/jobs.md', '## Job handles')[0]).toBe("const job = await queue.add('report', { month: '2024-05' }, { delay: 60_000 });");
     const logged: unknown[][] = [];
     const console = { log: (...args: unknown[]) => void logged.push(args) };
 
@@ -34,7 +27,7 @@ describe('README: job handles and queue housekeeping', () => {
   });
 
   it('the methods table names only methods a Job has', () => {
-    const names = readmeTable('| method | what it does | the job must be |').flatMap(([cell = '']) => [...cell.matchAll(/`(\w+)\(/g)].map((m) => m[1]!));
+    const names = docTable('docs/guide/jobs.md', '| method | what it does | the job must be |').flatMap(([cell = '']) => [...cell.matchAll(/`(\w+)\(/g)].map((m) => m[1]!));
     expect(names.length).toBeGreaterThanOrEqual(15);
     const proto = Job.prototype as unknown as Record<string, unknown>;
     expect(names.filter((n) => typeof proto[n] !== 'function')).toEqual([]);
@@ -42,7 +35,7 @@ describe('README: job handles and queue housekeeping', () => {
 
   it('the Drain and obliterate example drains waiting, then delayed jobs, and obliterates only without running jobs unless forced', async () => {
     const queue = h.queue<number>('housekept');
-    expect(blockAfter('### Drain and obliterate')[0]).toBe('const removed = await queue.drain();          // every waiting job (in steps of 500); delayed ones stay');
+    expect(docBlockAfter('docs/operations/workers.md', '## Drain and obliterate')[0]).toBe('const removed = await queue.drain();          // every waiting job (in steps of 500); delayed ones stay');
     await queue.addBulk(Array.from({ length: 1200 }, (_, i) => ({ name: 'n', data: i, opts: i % 4 === 0 ? { delay: 60_000 } : i % 4 === 1 ? { priority: 2 } : {} })));
 
     const removed = await queue.drain();          // every waiting job (in steps of 500); delayed ones stay
@@ -64,7 +57,7 @@ describe('README: job handles and queue housekeeping', () => {
 
   it('the global concurrency bullet: set, read, remove', async () => {
     const queue = h.queue('capped');
-    expect(README).toContain('`await queue.setGlobalConcurrency(10)`');
+    expect(docText('docs/guide/throughput.md')).toContain('`await queue.setGlobalConcurrency(10)`');
     await queue.setGlobalConcurrency(10);
     expect(await queue.getGlobalConcurrency()).toBe(10);
     expect(await queue.getLimits()).toMatchObject({ concurrency: 10 });

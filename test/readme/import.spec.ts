@@ -3,8 +3,7 @@ import { importFromBullMQ, type RedisStore } from '../../lib/index.js';
 import { cliEnv, runCli } from '../cli/cli.js';
 import { redisUrl, testStore, uniquePrefix } from '../helpers/store.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = README.slice(README.indexOf("### Bringing BullMQ's jobs across"), README.indexOf('### Switching a live system'));
+const section = readFileSync(new URL('../../docs/migrating/importer.md', import.meta.url), 'utf8');
 
 /** README "Bringing BullMQ's jobs across": its commands parse, its API example runs. */
 describe("README: Bringing BullMQ's jobs across", () => {
@@ -24,7 +23,7 @@ describe("README: Bringing BullMQ's jobs across", () => {
   });
 
   it('its API example runs as written (on an empty BullMQ prefix: nothing found)', async () => {
-    const block = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    const block = /```ts[^\n]*\n([\s\S]*?)```/.exec(section)![1]!;
     const options = /importFromBullMQ\((\{[\s\S]*?\n\})\);/.exec(block)![1]!
       .replace("'redis://old:6379'", JSON.stringify(redisUrl()))
       .replace("bullPrefix: 'bull'", `bullPrefix: ${JSON.stringify(uniquePrefix('bull'))}`);

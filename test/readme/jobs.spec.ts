@@ -2,13 +2,13 @@ import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import { FlowProducer, getQueueToken, QueueModule, type Queue } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
-import { readmeTable } from '../helpers/readme-table.js';
+import { docTable } from '../helpers/readme-table.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { rootOptions } from '../nest/nest-harness.js';
 
 /** The backticked names in the first column of the first table after `marker`. */
 function firstColumn(marker: string): string[] {
-  return readmeTable(marker).flatMap(([cell = '']) => [...cell.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!));
+  return docTable('docs/guide/jobs.md', marker).flatMap(([cell = '']) => [...cell.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!));
 }
 
 /** README "Job options" (defaults, the snapshot table) and "Flows" (what add returns). */
@@ -23,7 +23,7 @@ describe('README: jobs as read back', () => {
     });
     await waitFor(async () => (await queue.getJob(added.id))?.state === 'failed', { message: 'the dead letter' });
     const job = (await queue.getJob(added.id))!;
-    expect(firstColumn('**What `queue.getJob(id)` returns**').sort()).toEqual(Object.keys(job).sort());
+    expect(firstColumn('## What `queue.getJob(id)` returns').sort()).toEqual(Object.keys(job).sort());
     expect(job).toMatchObject({ attempt: 1, maxAttempts: 1, stalled: 0, error: { message: 'no luck', reason: 'error' } });
     expect(job.finishedAt!).toBeGreaterThanOrEqual(job.startedAt!);
     expect(job.startedAt!).toBeGreaterThanOrEqual(job.createdAt);

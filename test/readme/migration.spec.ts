@@ -1,9 +1,9 @@
 import * as spool from '../../lib/index.js';
 import * as testing from '../../lib/testing/index.js';
-import { readmeTable } from '../helpers/readme-table.js';
+import { docTable } from '../helpers/readme-table.js';
 
 /** The right-hand cells of the "Coming from @nestjs/bullmq" table. */
-const spoolCells = (): string[] => readmeTable('## Coming from @nestjs/bullmq').map((row) => row[1] ?? '');
+const spoolCells = (): string[] => docTable('docs/migrating/bullmq-api.md', '# Coming from @nestjs/bullmq').map((row) => row[1] ?? '');
 
 const exported = (name: string): unknown => (spool as Record<string, unknown>)[name] ?? (testing as Record<string, unknown>)[name];
 const callable = (value: unknown): boolean => typeof value === 'function';

@@ -6,8 +6,7 @@ import { NatsServer } from '../helpers/nats-server.js';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const SECTION = README.slice(README.indexOf('## Notify transports'), README.indexOf('## Flows'));
+const SECTION = readFileSync(new URL('../../docs/operations/nats.md', import.meta.url), 'utf8');
 
 /** The README section "Notify transports: Redis pub/sub or NATS": its examples as written (URLs from the test, a prefix of its own). */
 describe('README notify transports', () => {

@@ -19,16 +19,18 @@ import {
   type Queue,
 } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
-import { README } from '../helpers/readme-table.js';
+import { docText } from '../helpers/readme-table.js';
+
+const PAGE = docText('docs/guide/workers.md');
 import { redisUrl, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The body of the `n`th fenced block of `lang` after `heading` (and before the next ## heading). */
 function readmeBlock(heading: string, lang: string, n = 0): string {
-  const at = README.indexOf(`\n${heading}\n`);
+  const at = PAGE.indexOf(`\n${heading}\n`);
   if (at < 0) throw new Error(`README has no "${heading}"`);
-  const end = README.indexOf('\n## ', at + heading.length + 2);
-  const section = README.slice(at, end < 0 ? undefined : end);
+  const end = PAGE.indexOf('\n## ', at + heading.length + 2);
+  const section = PAGE.slice(at, end < 0 ? undefined : end);
   const blocks = [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
   if (blocks[n] === undefined) throw new Error(`README "${heading}" has no ${lang} block ${n}`);
   return blocks[n]!;
@@ -44,7 +46,7 @@ describe('README worker modes', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'spool-readme-sandbox-'));
-    const module = readmeBlock('### Sandboxed processors', 'js');
+    const module = readmeBlock('## Sandboxed processors', 'js');
     writeFileSync(join(dir, 'thumbnails.mjs'), module);
     // The Nest example names thumbnails.js: a compiled ES module next to a package.json of type module.
     writeFileSync(join(dir, 'thumbnails.js'), module);

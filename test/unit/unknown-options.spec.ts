@@ -60,7 +60,7 @@ describe('the BullMQ names a migrating user types get their Spool counterpart', 
     expect(error).toBeInstanceOf(UnknownOptionError);
     expect(error.message).toBe(
       "opts.deduplication is not an option: dedup: { key, ttl } (BullMQ's deduplication.id is dedup.key); " +
-        'neither is repeat: repeating jobs are schedulers: queue.upsertScheduler(id, { every } or { cron }, { name, data, opts }) (README "Schedulers"); ' +
+        'neither is repeat: repeating jobs are schedulers: queue.upsertScheduler(id, { every } or { cron }, { name, data, opts }) (docs/guide/schedulers.md); ' +
         "neither is parent: parents and children are added together with FlowProducer; a child's failurePolicy (e.g. failurePolicy: 'ignoreDependencyOnFailure') says what its failure does to the parent",
     );
     expect(thrown(() => normalizeJobOptions({ removeOnComplete: { count: 100, limit: 10 } } as never, undefined)).message).toMatch(
