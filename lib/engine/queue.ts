@@ -156,6 +156,29 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
     return this.schedulers.remove(id);
   }
 
+  /**
+   * Asks worker `id` (see getWorkers()) to pause, or to resume: it takes the
+   * request at its next heartbeat (within 5 s) and then does what
+   * worker.pause() / resume() do. Resolves false when no live worker of this
+   * queue has that id (nothing is asked).
+   */
+  async pauseWorker(id: string): Promise<boolean> {
+    return this.requestWorker(id, true, 'pauseWorker');
+  }
+
+  /** Asks a worker paused with pauseWorker() (or worker.pause()) to claim again; false when no live worker has that id. */
+  async resumeWorker(id: string): Promise<boolean> {
+    return this.requestWorker(id, false, 'resumeWorker');
+  }
+
+  private async requestWorker(id: string, paused: boolean, what: string): Promise<boolean> {
+    if (typeof id !== 'string' || id.length === 0) throw new InvalidArgumentError(`${what}() id`, 'must be a worker id from queue.getWorkers()');
+    if (!this.store.requestWorker) throw new InvalidArgumentError('Queue options.store', `cannot pass requests to workers (${what})`, 'use a RedisStore or a MemoryStore');
+    if (!(await this.getWorkers()).some((w) => w.id === id)) return false;
+    await this.store.requestWorker(this.name, id, paused);
+    return true;
+  }
+
   /** Refuses further adds. The store stays open: it belongs to whoever created it. */
   async close(): Promise<void> {
     this.closed = true;
