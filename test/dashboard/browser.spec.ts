@@ -235,7 +235,20 @@ describe('dashboard in a real browser (sample app, chromium)', () => {
     await page.locator('nav.subnav a', { hasText: 'Workers' }).click();
     expect(await page.locator('h1').innerText()).toBe('Workers of emails');
     expect(await page.locator('table.workers tbody tr').count()).toBe(workers.length);
-  });
+
+    // Pause one worker: confirmed, posted with the CSRF token, taken by the worker at its next heartbeat.
+    const id = workers[0]!.id;
+    const asked = await accept(() => page.locator(`tr[data-worker="${id}"]`).getByRole('button', { name: 'Pause' }).click());
+    expect(asked[0]).toMatch(new RegExp(`^Pause worker ${id} of emails \\(.+, pid \\d+\\)\\? Within 5 s it takes no new job`));
+    expect(await page.locator('#flash').innerText()).toBe(`Asked worker ${id} of emails to pause (it does so at its next heartbeat, within 5 s)`);
+    await waitFor(async () => (await emails.getWorkers()).find((w) => w.id === id)?.paused === true, { timeout: 8000, message: 'the worker paused' });
+    await page.reload();
+    expect(await page.locator(`tr[data-worker="${id}"] .badge`).innerText()).toBe('paused');
+    await page.screenshot({ path: join(SHOTS, 'workers-paused.png'), fullPage: true });
+    await accept(() => page.locator(`tr[data-worker="${id}"]`).getByRole('button', { name: 'Resume' }).click());
+    expect(await page.locator('#flash').innerText()).toBe(`Asked worker ${id} of emails to resume (it does so at its next heartbeat, within 5 s)`);
+    await waitFor(async () => (await emails.getWorkers()).find((w) => w.id === id)?.paused === false, { timeout: 8000, message: 'the worker running again' });
+  }, 30_000);
 
   it('Redis page: version, memory and policy, clients, keys, clock', async () => {
     await page.goto(url);

@@ -47,17 +47,26 @@ export interface WorkerRow extends WorkerInfo {
   readonly queue: string;
 }
 
-export function workersView(base: string, rows: readonly WorkerRow[], now: number, only?: string): SafeHtml {
+/** Pause or resume one worker: posted to its queue's actions; the worker takes it at its next heartbeat. */
+function workerButton(base: string, w: WorkerRow): SafeHtml {
+  const endpoint = queueHref(base, w.connection, w.queue, '/actions');
+  const who = `worker ${w.id} of ${w.queue} (${w.hostname}, pid ${w.pid})`;
+  return w.paused
+    ? actionButton('Resume', `Resume ${who}? It claims jobs again within 5 s.`, { action: 'resume-worker', worker: w.id }, 'small', endpoint)
+    : actionButton('Pause', `Pause ${who}? Within 5 s it takes no new job; its ${w.running} running job(s) finish.`, { action: 'pause-worker', worker: w.id }, 'small warn', endpoint);
+}
+
+export function workersView(base: string, rows: readonly WorkerRow[], now: number, readOnly: boolean, only?: string): SafeHtml {
   const head = html`<h1>Workers${only ? html` of ${only}` : ''}</h1>`;
   if (rows.length === 0) return html`${head}<p class="empty">No worker heartbeat in the last 15 s${only ? ` for ${only}` : ''}.</p>`;
   const slots = rows.reduce((s, w) => s + w.concurrency, 0);
   const busy = rows.reduce((s, w) => s + w.running, 0);
   return html`${head}<p class="muted">${count(rows.length)} worker(s) on ${count(new Set(rows.map((w) => w.hostname)).size)} host(s): ${count(busy)} of ${count(slots)} slots busy.</p>
-<table class="grid workers"><thead><tr><th>Queue</th><th>Worker</th><th>Host</th><th class="num">Pid</th><th class="num">Concurrency</th><th class="num">Busy slots</th><th>Status</th><th>Started</th><th>Last heard</th></tr></thead>
+<table class="grid workers"><thead><tr><th>Queue</th><th>Worker</th><th>Host</th><th class="num">Pid</th><th class="num">Concurrency</th><th class="num">Busy slots</th><th>Status</th><th>Started</th><th>Last heard</th>${readOnly ? '' : html`<th>Actions</th>`}</tr></thead>
 <tbody>${rows.map(
     (w) => html`<tr data-worker="${w.id}"><td><a href="${queueHref(base, w.connection, w.queue)}">${w.queue}</a></td><td><code>${w.id}</code></td><td>${w.hostname}</td><td class="num">${w.pid}</td><td class="num">${w.concurrency}</td>
 <td class="num">${w.running} <progress max="${w.concurrency}" value="${w.running}" aria-label="busy slots"></progress></td><td>${w.paused ? html`<span class="badge warn">paused</span>` : html`<span class="badge ok">running</span>`}</td>
-<td title="${new Date(w.startedAt).toISOString()}">${ago(w.startedAt, now)}</td><td>${ago(w.seenAt, now)}</td></tr>`,
+<td title="${new Date(w.startedAt).toISOString()}">${ago(w.startedAt, now)}</td><td>${ago(w.seenAt, now)}</td>${readOnly ? '' : html`<td>${workerButton(base, w)}</td>`}</tr>`,
   )}</tbody></table>`;
 }
 
