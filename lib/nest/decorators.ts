@@ -137,7 +137,11 @@ export function InjectConnection(connection: string = DEFAULT_CONNECTION): Param
   return Inject(getConnectionToken(connectionName(connection, '@InjectConnection() connection')));
 }
 
-/** Injects the FlowProducer of QueueModule.registerFlowProducer(). */
-export function InjectFlowProducer(connection: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
-  return Inject(getFlowProducerToken(connectionName(connection, '@InjectFlowProducer() connection')));
+/**
+ * Injects the FlowProducer QueueModule.registerFlowProducer({ name })
+ * registered; without a name, the default connection's (a producer without
+ * a name is named after its connection).
+ */
+export function InjectFlowProducer(name: string = DEFAULT_CONNECTION): ParameterDecorator & PropertyDecorator {
+  return Inject(getFlowProducerToken(name));
 }

@@ -3,6 +3,15 @@ import type { FlowJob, JobNode } from '../engine/flow-types.js';
 import type { QueueRegistry } from './queue-registry.js';
 import type { SpoolConnections } from './connections.js';
 
+/** What a module flow producer was registered with (BullMQ's `flowProducer.opts`). */
+export interface ModuleFlowProducerOptions {
+  /** Its name: `@InjectFlowProducer(name)`, `getFlowProducerToken(name)`. */
+  readonly name: string;
+  /** The connection its store is (a forRoot name, an inline connection's generated name, or either with `#prefix`). */
+  readonly connection: string;
+  readonly tracing?: boolean;
+}
+
 /**
  * The FlowProducer of registerFlowProducer(): it knows every queue the app
  * registered on its connection, so flow nodes get those queues' defaults and
@@ -11,17 +20,19 @@ import type { SpoolConnections } from './connections.js';
  * modules long after), so each add() first registers the ones it has not seen.
  */
 export class ModuleFlowProducer extends FlowProducer {
+  readonly name: string;
+
   constructor(
     connections: SpoolConnections,
     private readonly registry: QueueRegistry,
-    private readonly connection: string,
-    tracing?: boolean,
+    readonly opts: ModuleFlowProducerOptions,
   ) {
-    super({ store: connections.get(connection), queues: [], tracing: tracing ?? connections.options.tracing });
+    super({ store: connections.get(opts.connection), queues: [], tracing: opts.tracing ?? connections.options.tracing });
+    this.name = opts.name;
   }
 
   override add(flow: FlowJob): Promise<JobNode> {
-    for (const queue of this.registry.queues(this.connection)) this.registerQueue(queue);
+    for (const queue of this.registry.queues(this.opts.connection)) this.registerQueue(queue);
     return super.add(flow);
   }
 }

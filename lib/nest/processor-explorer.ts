@@ -4,7 +4,6 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import type { ProcessorMetadata } from './decorators.js';
 import { SpoolBootstrapError } from './errors.js';
 import { collectHandlers, handlerMethods, type ProcessorHandlers } from './processor-handlers.js';
-import { queueKey } from './queue-registry.js';
 import { PROCESSOR_METADATA } from './tokens.js';
 
 /** One `@Processor` provider as found: plain data the host turns into a worker. */
@@ -24,8 +23,8 @@ type Class = abstract new (...args: never[]) => unknown;
  * Finds the `@Processor` providers of the app (DiscoveryService +
  * MetadataScanner) and reads their handlers. It writes nothing and builds
  * nothing: what it returns is data, checked for what the classes alone can
- * show (a second processor for a queue, no `@OnJob`, handlers without
- * `@Processor`). Processors given by useFactory or useValue are found through
+ * show (no `@OnJob`, handlers without `@Processor`); several classes of one
+ * queue are grouped into one pool later (processor-pools.ts). Processors given by useFactory or useValue are found through
  * their instance's constructor.
  */
 export class ProcessorExplorer {
@@ -34,20 +33,19 @@ export class ProcessorExplorer {
     private readonly scanner: MetadataScanner,
   ) {}
 
-  /** The connections `@Processor` classes name (unchecked: explore() reports what is wrong with them). */
-  connections(): string[] {
-    const names = new Set<string>();
+  /** The queues `@Processor` classes name, with their connections (unchecked: explore() reports what is wrong with them). */
+  processorQueues(): { queue: string; connection: string }[] {
+    const found: { queue: string; connection: string }[] = [];
     for (const wrapper of this.discovery.getProviders()) {
       const type = classOf(wrapper);
       const metadata = type && (Reflect.getMetadata(PROCESSOR_METADATA, type) as ProcessorMetadata | undefined);
-      if (metadata) names.add(metadata.connection);
+      if (metadata) found.push({ queue: metadata.queue, connection: metadata.connection });
     }
-    return [...names];
+    return found;
   }
 
   explore(): ProcessorDefinition[] {
     const found: ProcessorDefinition[] = [];
-    const seen = new Map<string, string>();
     for (const wrapper of this.discovery.getProviders()) {
       const type = classOf(wrapper);
       if (!type) continue;
@@ -61,15 +59,14 @@ export class ProcessorExplorer {
         }
         continue;
       }
-      const { queue, connection } = metadata;
-      const at = `@Processor('${queue}') on ${type.name}`;
-      const key = queueKey(queue, connection);
-      const other = seen.get(key);
-      if (other) throw new SpoolBootstrapError(at, `is a second processor for queue "${queue}" (the first is ${other})`, 'put every handler of a queue in one class');
-      seen.set(key, type.name);
+      const at = `@Processor('${metadata.queue}') on ${type.name}`;
       const handlers = collectHandlers(type.name, prototype, methods);
       // NOTE: a sandboxed processor's handlers are in its module (lib/nest/processor-modes.ts); the class may hold only events.
-      if (handlers.byName.size === 0 && !handlers.fallback && metadata.options.sandbox === undefined) throw new SpoolBootstrapError(at, 'has no @OnJob method', "add @OnJob('job-name') or a fallback @OnJob()");
+      if (handlers.byName.size === 0 && !handlers.fallback && metadata.options.sandbox === undefined) {
+        // NOTE: a BullMQ WorkerHost subclass brings process(job); here it is one more method until marked.
+        const fix = methods.includes('process') ? "mark process() with @OnJob() to run every job name there (Spool's WorkerHost gives this.worker, it calls no process())" : "add @OnJob('job-name') or a fallback @OnJob()";
+        throw new SpoolBootstrapError(at, 'has no @OnJob method', fix);
+      }
       const perJob = !wrapper.isDependencyTreeStatic() || wrapper.isTransient;
       found.push({ className: type.name, token: wrapper.token as InjectionToken, metadata, handlers, scope: perJob ? 'per-job' : 'static' });
     }

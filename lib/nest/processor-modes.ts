@@ -5,8 +5,8 @@ import type { ActiveJob } from '../engine/active-job.js';
 import { SandboxPool } from '../engine/sandbox/pool.js';
 import { handlerFileUrl, resolveSandboxOptions, SANDBOX_KEYS } from '../engine/sandbox/options.js';
 import { SpoolBootstrapError } from './errors.js';
-import type { ProcessorDefinition } from './processor-explorer.js';
 import type { HandlerEntry } from './processor-handlers.js';
+import type { ProcessorPool } from './processor-pools.js';
 
 /** A processor method taking a batch. */
 type BatchMethod = (jobs: ActiveJob[], batch: Batch) => unknown;
@@ -28,7 +28,7 @@ export interface ProcessorModes {
  * Refuses `batch` among a processor's (or the module's `workers`) options, and
  * `sandbox` among the module's: their place is `@OnJob` and `@Processor`.
  */
-export function misplacedModes(d: ProcessorDefinition, moduleWorkers: object | undefined): void {
+export function misplacedModes(d: ProcessorPool, moduleWorkers: object | undefined): void {
   const at = `@Processor('${d.metadata.queue}') of ${d.className}`;
   if ('batch' in d.metadata.options) throw new SpoolBootstrapError(`${at}: options.batch`, 'is an @OnJob option (a batch holds jobs of one name)', "use @OnJob('name', { batch: { size } })");
   if (moduleWorkers && 'batch' in moduleWorkers) throw new SpoolBootstrapError('QueueModule.forRoot() workers.batch', 'is an @OnJob option', "use @OnJob('name', { batch: { size } })");
@@ -39,7 +39,7 @@ export function misplacedModes(d: ProcessorDefinition, moduleWorkers: object | u
  * The worker concurrency a processor gets: each job of a batch holds a
  * slot, so it is at least the largest batch size (and that by default).
  */
-export function processorConcurrency(d: ProcessorDefinition, configured: number | undefined): number | undefined {
+export function processorConcurrency(d: ProcessorPool, configured: number | undefined): number | undefined {
   const sizes = [...d.handlers.byName.values(), ...(d.handlers.fallback ? [d.handlers.fallback] : [])].flatMap((e) => (e.batch ? [e.batch.size] : []));
   if (sizes.length === 0) return configured;
   const largest = Math.max(...sizes);
@@ -51,9 +51,9 @@ export function processorConcurrency(d: ProcessorDefinition, configured: number 
 }
 
 export function processorModes(
-  d: ProcessorDefinition,
+  d: ProcessorPool,
   concurrency: number,
-  instanceFor: (job: ActiveJob) => Promise<Record<string, unknown>>,
+  instanceFor: (entry: HandlerEntry, job: ActiveJob) => Promise<Record<string, unknown>>,
   report: (err: unknown, context: string) => void,
 ): ProcessorModes {
   const { queue } = d.metadata;
@@ -76,7 +76,7 @@ export function processorModes(
     if (!entry.batch) continue;
     const call = async (jobs: ActiveJob[], batch: Batch): Promise<readonly unknown[] | void> => {
       // A request-scoped processor gets one instance per batch, resolved for its first job.
-      const instance = await instanceFor(jobs[0]!);
+      const instance = await instanceFor(entry, jobs[0]!);
       return (await (instance[entry.method] as BatchMethod).call(instance, jobs, batch)) as readonly unknown[] | void;
     };
     batches.set(entry, new BatchCollector(call, entry.batch, Math.floor(concurrency / entry.batch.size)));

@@ -48,7 +48,7 @@ export class SpoolQueueEvents implements OnModuleInit, OnApplicationBootstrap, B
     const key = `${connection}\n${queue}`;
     let reader = this.readers.get(key);
     if (!reader) {
-      reader = new QueueEvents(queue, { store: this.connections.get(connection), shards: this.registry.queue(queue, connection)?.shards, autorun: false });
+      reader = new QueueEvents(queue, { store: this.connections.get(this.registry.storeOf(queue, connection) ?? connection), shards: this.registry.queue(queue, connection)?.shards, autorun: false });
       reader.on('error', (err) => this.logger.warn(`QueueEvents "${queue}": ${err.message}; retrying`));
       this.readers.set(key, reader);
     }

@@ -6,16 +6,25 @@ import { queueLimits } from '../engine/limits.js';
 import { Queue } from '../engine/queue.js';
 import type { QueueLimits } from '../store/store.js';
 import type { SpoolConnections } from './connections.js';
+import type { ConnectionRef } from './connection-ref.js';
+import type { ModuleFlowProducer } from './module-flow-producer.js';
+import type { SpoolConnectionOptions } from './module-options.js';
 import { checkDto, loadDtoPeers, type DtoClass } from './dto.js';
 import { QueueValidationError, SpoolBootstrapError } from './errors.js';
-import { DEFAULT_CONNECTION } from './tokens.js';
+import { DEFAULT_CONNECTION, queueKey } from './tokens.js';
 import { describe } from '../common/validation.js';
 
 /** What registerQueue() accepts per queue (or just its name). */
 export interface QueueRegistration {
   readonly name: string;
-  /** Named connection of QueueModule.forRoot({ connections }). Default: the default connection. */
-  readonly connection?: string;
+  /**
+   * Named connection of QueueModule.forRoot({ connections }), or a connection
+   * of the queue's own ({ url } ...: no forRoot needed; the queue is then
+   * injected by name alone, `@InjectQueue(name)`). Default: the default connection.
+   */
+  readonly connection?: string | SpoolConnectionOptions;
+  /** Key prefix of this queue, over its connection's (the queue's keys live under it; so do its workers' and events'). */
+  readonly prefix?: string;
   /** Options every job of this queue gets unless it sets its own (over the module's defaultJobOptions). */
   readonly defaultJobOptions?: JobOptions;
   /** DTO per job name: add() validates payloads against it, and so do workers before the handler. */
@@ -51,7 +60,12 @@ export interface DeclaredSchedulers {
 
 interface Entry {
   readonly queue: Queue;
+  /** The connection it is registered (and injected) under. */
   readonly connection: string;
+  /** The connection its store is: the same, an inline connection's, or a prefixed twin (connections.attach). */
+  readonly store: string;
+  /** What registered it first (for conflict messages). */
+  readonly at: string;
   /** The tracing it was made with (a second registration must not say otherwise). */
   readonly tracing: boolean;
   /** DTO per job name, with who declared it (for conflict messages). */
@@ -66,26 +80,35 @@ interface Entry {
 export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
   private readonly declared: DeclaredSchedulers[] = [];
+  private readonly producers = new Map<string, { readonly producer: ModuleFlowProducer; readonly store: string; readonly at: string }>();
   /** Limits of queues registered before the connections opened. */
   private readonly pendingLimits: { readonly queue: Queue; readonly limits: QueueLimits; readonly at: string }[] = [];
   private opened = false;
 
   constructor(private readonly connections: SpoolConnections) {}
 
-  async register(registration: QueueRegistration, at: string): Promise<Queue> {
+  /** Registers a queue; `ref` is its `connection` option as read (connection-ref.ts). */
+  async register(registration: QueueRegistration, ref: ConnectionRef, at: string): Promise<Queue> {
     try {
-      return await this.create(registration, at);
+      return await this.create(registration, ref, at);
     } catch (err) {
       return this.connections.abandon(err);
     }
   }
 
-  private async create(registration: QueueRegistration, at: string): Promise<Queue> {
-    const connection = registration.connection ?? DEFAULT_CONNECTION;
+  private async create(registration: QueueRegistration, ref: ConnectionRef, at: string): Promise<Queue> {
+    // An inline connection's queue is known by its name alone (BullMQ's getQueueToken(name)): the default connection's slot.
+    const connection = ref.inline ? DEFAULT_CONNECTION : ref.name;
     const key = queueKey(registration.name, connection);
+    const storeName = this.connections.attach(ref, registration.prefix, key, `${at}.connection`);
+    await this.connections.ensureOpen(storeName);
+    // Read after the await: registrations of one queue run side by side.
     let entry = this.entries.get(key);
+    if (entry && entry.store !== storeName) {
+      throw new SpoolBootstrapError(`${at}.connection`, `makes queue "${registration.name}" use connection "${storeName}", but ${entry.at} registers it on "${entry.store}"`, 'register a queue with the same connection and prefix everywhere');
+    }
     if (!entry) {
-      const store = this.connections.get(connection);
+      const store = this.connections.get(storeName);
       const moduleDefaults = this.connections.options.defaultJobOptions;
       const defaults = moduleDefaults || registration.defaultJobOptions ? { ...moduleDefaults, ...registration.defaultJobOptions } : undefined;
       const dtos: Entry['dtos'] = new Map();
@@ -103,7 +126,7 @@ export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
       } catch (err) {
         throw asBootstrapError(err, at);
       }
-      entry = { queue, connection, tracing, dtos };
+      entry = { queue, connection, store: storeName, at, tracing, dtos };
       this.entries.set(key, entry);
     } else if (registration.shards !== undefined && registration.shards !== entry.queue.shards) {
       throw new SpoolBootstrapError(`${at}.shards`, `is ${registration.shards}, but queue "${registration.name}" is registered elsewhere with shards: ${entry.queue.shards}`, 'register it with the same shards everywhere');
@@ -163,8 +186,14 @@ export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
     return [...this.entries.values()].filter((e) => e.connection === connection).map((e) => e.queue.name);
   }
 
-  queues(connection: string): Queue[] {
-    return [...this.entries.values()].filter((e) => e.connection === connection).map((e) => e.queue);
+  /** The queues whose store is that connection's (a flow producer's, connections.attach names it). */
+  queues(store: string): Queue[] {
+    return [...this.entries.values()].filter((e) => e.store === store).map((e) => e.queue);
+  }
+
+  /** The connection (store) a registered queue uses. */
+  storeOf(name: string, connection: string): string | undefined {
+    return this.entries.get(queueKey(name, connection))?.store;
   }
 
   /** Declares the DTO of a job name; a second, different DTO for the same name is a bootstrap error. */
@@ -183,7 +212,24 @@ export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
     return this.entries.get(queueKey(queue, connection))?.dtos.get(jobName)?.dto;
   }
 
+  /**
+   * The app's flow producer of that name, made on first use: registering the
+   * same name in several modules gives one producer; on another connection,
+   * a bootstrap error.
+   */
+  flowProducer(name: string, store: string, at: string, make: () => ModuleFlowProducer): ModuleFlowProducer {
+    const known = this.producers.get(name);
+    if (known && known.store !== store) {
+      throw new SpoolBootstrapError(at, `registers flow producer "${name}" on connection "${store}", but ${known.at} registers it on "${known.store}"`, 'give each flow producer its own name (registerFlowProducer({ name }))');
+    }
+    if (known) return known.producer;
+    const producer = make();
+    this.producers.set(name, { producer, store, at });
+    return producer;
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.producers.values()].map((p) => p.producer.close()));
     await Promise.all([...this.entries.values()].map((e) => e.queue.close()));
   }
 
@@ -195,10 +241,7 @@ export class QueueRegistry implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** The one key for a queue on a connection (queue names cannot hold a newline). */
-export function queueKey(name: string, connection: string): string {
-  return `${connection}\n${name}`;
-}
+export { queueKey };
 
 async function configure(queue: Queue, limits: QueueLimits, at: string): Promise<void> {
   try {

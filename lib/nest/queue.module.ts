@@ -1,93 +1,38 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import type { SpoolLogger } from '../logger.js';
 import { SpoolConnections } from './connections.js';
-import { SpoolHealth } from './health.js';
+import { SPOOL_LOGGER, SpoolCoreModule } from './core.module.js';
 import { SpoolBootstrapError } from './errors.js';
-import { knownKeys } from './module-options.js';
-import { REGISTER_QUEUE_HINTS } from '../common/option-hints.js';
-import { describe } from '../common/validation.js';
-import { ModuleFlowProducer } from './module-flow-producer.js';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE } from './module-definition.js';
-import { nestLogger } from './nest-logger.js';
-import { ProcessorExplorer } from './processor-explorer.js';
-import { SpoolWorkers } from './processor-host.js';
-import { SpoolSchedulers } from './scheduler-bootstrap.js';
-import { SpoolQueueEvents } from './queue-events-host.js';
 import { QueueRegistry, type QueueRegistration } from './queue-registry.js';
-import { connectionName, DEFAULT_CONNECTION, getConnectionToken, getFlowProducerToken, getQueueEventsToken, getQueueToken } from './tokens.js';
+import {
+  asyncRegistration,
+  connectionProviders,
+  flowProducer,
+  flowProducerProvider,
+  queueProviders,
+  readAsyncRegistration,
+  readFlowProducer,
+  readFlowProducerAsync,
+  readRegistration,
+  visibleConnection,
+  type FlowProducerAsyncRegistration,
+  type FlowProducerRegistration,
+  type QueueAsyncRegistration,
+} from './registrations.js';
+import { DEFAULT_CONNECTION } from './tokens.js';
 
-export const SPOOL_LOGGER = 'SpoolLogger';
+export { SPOOL_LOGGER };
 
-function connectionProviders(names: readonly string[]): Provider[] {
-  return [...new Set(names)].map((name) => ({
-    provide: getConnectionToken(name),
-    useFactory: async (connections: SpoolConnections) => {
-      try {
-        return connections.get(name);
-      } catch (err) {
-        return connections.abandon(err);
-      }
-    },
-    inject: [SpoolConnections],
-  }));
-}
-
-/** The root module's providers, added to what ConfigurableModuleBuilder generates; global so feature modules see them. */
+/** forRoot's module: the options (exported to the core, which reads them) and `@InjectConnection(name)` for each connection. */
 function withCore(definition: DynamicModule, connectionNames: readonly string[]): DynamicModule {
   const connections = connectionProviders([DEFAULT_CONNECTION, ...connectionNames]);
-  const core: Provider[] = [
-    { provide: SPOOL_LOGGER, useFactory: () => nestLogger() },
-    {
-      provide: SpoolConnections,
-      // Built here, opened at module init (SpoolConnections.onModuleInit), when the processors are known.
-      useFactory: (options: unknown, logger: SpoolLogger, d: DiscoveryService, s: MetadataScanner) =>
-        SpoolConnections.create(options, logger, () => new ProcessorExplorer(d, s).connections()),
-      inject: [MODULE_OPTIONS_TOKEN, SPOOL_LOGGER, DiscoveryService, MetadataScanner],
-    },
-    { provide: QueueRegistry, useFactory: (c: SpoolConnections) => new QueueRegistry(c), inject: [SpoolConnections] },
-    { provide: SpoolHealth, useFactory: (c: SpoolConnections) => new SpoolHealth(c), inject: [SpoolConnections] },
-    {
-      provide: SpoolWorkers,
-      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(new ProcessorExplorer(d, s), r, c, m, l),
-      inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, ModuleRef, SPOOL_LOGGER],
-    },
-    {
-      provide: SpoolSchedulers,
-      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry) => new SpoolSchedulers(d, s, r),
-      inject: [DiscoveryService, MetadataScanner, QueueRegistry],
-    },
-    {
-      provide: SpoolQueueEvents,
-      useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, l: SpoolLogger) => new SpoolQueueEvents(d, s, r, c, l),
-      inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, SPOOL_LOGGER],
-    },
-    ...connections,
-  ];
   return {
     ...definition,
     global: true,
-    imports: [...(definition.imports ?? []), DiscoveryModule],
-    providers: [...(definition.providers ?? []), ...core],
-    exports: [...(definition.exports ?? []), SpoolConnections, QueueRegistry, SpoolWorkers, SpoolQueueEvents, SpoolHealth, SPOOL_LOGGER, ...connections.map((p) => (p as { provide: string }).provide)],
+    imports: [...(definition.imports ?? []), SpoolCoreModule],
+    providers: [...(definition.providers ?? []), ...connections],
+    exports: [...(definition.exports ?? []), MODULE_OPTIONS_TOKEN, SpoolCoreModule, ...connections.map((p) => (p as { provide: string }).provide)],
   };
-}
-
-const REGISTRATION_KEYS: readonly (keyof QueueRegistration)[] = ['name', 'connection', 'defaultJobOptions', 'jobs', 'limits', 'maxPayloadBytes', 'schedulers', 'pruneSchedulers', 'shards', 'tracing'];
-
-function registration(item: unknown, at: string): QueueRegistration {
-  if (typeof item === 'string') return { name: item };
-  if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') {
-    throw new SpoolBootstrapError(at, `must be a queue name or { name, connection?, defaultJobOptions?, jobs?, limits? }, got ${describe(item)}`);
-  }
-  knownKeys(item, REGISTRATION_KEYS, at, REGISTER_QUEUE_HINTS);
-  checkTracing((item as { tracing?: unknown }).tracing, at);
-  const connection = connectionName((item as { connection?: unknown }).connection, `${at}.connection`);
-  return { ...(item as QueueRegistration), connection };
-}
-
-function checkTracing(tracing: unknown, at: string): void {
-  if (tracing !== undefined && typeof tracing !== 'boolean') throw new SpoolBootstrapError(`${at}.tracing`, `must be true or false, got ${JSON.stringify(tracing)}`);
 }
 
 /**
@@ -116,42 +61,104 @@ export class QueueModule extends ConfigurableModuleClass {
     return withCore(super.forRootAsync(options), options.connectionNames ?? []);
   }
 
-  /** Provides a Queue per name (inject with `@InjectQueue(name)`); usable in any feature module. */
+  /**
+   * Provides a Queue per name (inject with `@InjectQueue(name)`); usable in
+   * any feature module. A registration with a connection object of its own
+   * needs no forRoot.
+   */
   static registerQueue(...queues: (string | QueueRegistration)[]): DynamicModule {
-    const registrations = queues.map((q, i) => registration(q, `QueueModule.registerQueue() argument ${i + 1}`));
-    const providers: Provider[] = registrations.map((r, i) => ({
-      provide: getQueueToken(r.name, r.connection),
-      useFactory: (registry: QueueRegistry) => registry.register(r, `QueueModule.registerQueue() argument ${i + 1} ("${r.name}")`),
-      inject: [QueueRegistry],
-    }));
-    // QueueEvents per queue, made on first injection (after the queue, so its registration is checked first).
-    const events: Provider[] = registrations.map((r) => ({
-      provide: getQueueEventsToken(r.name, r.connection),
-      useFactory: (host: SpoolQueueEvents) => host.get(r.name, r.connection),
-      inject: [SpoolQueueEvents, getQueueToken(r.name, r.connection)],
-    }));
-    const connections = connectionProviders(registrations.map((r) => r.connection ?? DEFAULT_CONNECTION));
-    return {
-      module: QueueModule,
-      providers: [...providers, ...events, ...connections],
-      exports: [...providers, ...events, ...connections].map((p) => (p as { provide: string }).provide),
-    };
+    const providers = queues.flatMap((q, i) => {
+      const at = `QueueModule.registerQueue() argument ${i + 1}`;
+      const { registration, ref } = readRegistration(q, at);
+      const connection = visibleConnection(ref);
+      return [
+        ...queueProviders(registration.name, connection, {
+          provide: '',
+          useFactory: (registry: QueueRegistry) => registry.register(registration, ref, `${at} ("${registration.name}")`),
+          inject: [QueueRegistry],
+        }),
+        ...(ref.inline ? [] : connectionProviders([connection])),
+      ];
+    });
+    return registered(providers);
   }
 
   /**
-   * Provides a FlowProducer over every registered queue of the connection
-   * (inject with `@InjectFlowProducer()`). `tracing`: its producer spans and
-   * stored trace context, over forRoot's.
+   * registerQueue with options from a factory: `{ name, imports?, inject?,
+   * useFactory }` per queue, several at once. `connection` (a forRoot name)
+   * goes beside the name, as the queue's token depends on it; the factory
+   * may return a connection object.
+   *
+   * @example
+   * QueueModule.registerQueueAsync({ name: 'emails', imports: [ConfigModule], inject: [ConfigService], useFactory: (c: ConfigService) => ({ connection: { url: c.get('REDIS_URL') } }) })
    */
-  static registerFlowProducer(options: { readonly connection?: string; readonly tracing?: boolean } = {}): DynamicModule {
-    knownKeys(options, ['connection', 'tracing'], 'QueueModule.registerFlowProducer() options');
-    checkTracing(options.tracing, 'QueueModule.registerFlowProducer() options');
-    const connection = connectionName(options.connection, 'QueueModule.registerFlowProducer() options.connection');
-    const provider: Provider = {
-      provide: getFlowProducerToken(connection),
-      useFactory: (c: SpoolConnections, r: QueueRegistry) => new ModuleFlowProducer(c, r, connection, options.tracing),
-      inject: [SpoolConnections, QueueRegistry],
-    };
-    return { module: QueueModule, providers: [provider], exports: [getFlowProducerToken(connection)] };
+  static registerQueueAsync(...queues: QueueAsyncRegistration[]): DynamicModule {
+    const specs = queues.map((q, i) => ({ spec: readAsyncRegistration(q, `QueueModule.registerQueueAsync() argument ${i + 1}`), at: `QueueModule.registerQueueAsync() argument ${i + 1}` }));
+    const providers = specs.flatMap(({ spec, at }) =>
+      queueProviders(spec.name, spec.connection, {
+        provide: '',
+        useFactory: async (registry: QueueRegistry, connections: SpoolConnections, ...args: never[]) => {
+          let read;
+          try {
+            read = asyncRegistration(spec, spec.useFactory ? await spec.useFactory(...args) : {}, at);
+          } catch (err) {
+            return connections.abandon(err);
+          }
+          return registry.register(read.registration, read.ref.inline ? read.ref : { name: spec.connection }, `${at} ("${spec.name}")`);
+        },
+        inject: [QueueRegistry, SpoolConnections, ...(spec.inject ?? [])],
+      }),
+    );
+    return registered(providers, specs.flatMap(({ spec }) => spec.imports ?? []));
   }
+
+  /**
+   * Provides a FlowProducer per registration (inject with
+   * `@InjectFlowProducer(name)`), over every queue registered with the same
+   * connection (and prefix). `name` defaults to the connection's name;
+   * `connection` may be a connection object (no forRoot needed); `tracing`:
+   * its producer spans and stored trace context, over forRoot's.
+   */
+  static registerFlowProducer(...producers: FlowProducerRegistration[]): DynamicModule {
+    const list = producers.length === 0 ? [{}] : producers;
+    const providers = list.map((item, i) => {
+      const at = `QueueModule.registerFlowProducer() ${producers.length <= 1 ? 'options' : `argument ${i + 1}`}`;
+      const { name, ref, options } = readFlowProducer(item, at);
+      return flowProducerProvider(name, (r: QueueRegistry, c: SpoolConnections) => flowProducer(r, c, name, ref, options, at), []);
+    });
+    return registered(providers);
+  }
+
+  /** registerFlowProducer with options from a factory: `{ name, imports?, inject?, useFactory }` per producer. */
+  static registerFlowProducerAsync(...producers: FlowProducerAsyncRegistration[]): DynamicModule {
+    const specs = producers.map((item, i) => ({ spec: readFlowProducerAsync(item, `QueueModule.registerFlowProducerAsync() argument ${i + 1}`), at: `QueueModule.registerFlowProducerAsync() argument ${i + 1}` }));
+    const providers = specs.map(({ spec, at }) =>
+      flowProducerProvider(
+        spec.name,
+        async (r: QueueRegistry, c: SpoolConnections, ...args: never[]) => {
+          let read;
+          try {
+            const options: unknown = spec.useFactory ? await spec.useFactory(...args) : {};
+            if (typeof options === 'object' && options !== null && 'name' in options) throw new SpoolBootstrapError(`${at} useFactory().name`, 'is not an option here', 'the name is registerFlowProducerAsync({ name })');
+            read = readFlowProducer({ ...(options as object), name: spec.name }, `${at} useFactory()`);
+          } catch (err) {
+            return c.abandon(err);
+          }
+          return flowProducer(r, c, spec.name, read.ref, read.options, at);
+        },
+        spec.inject,
+      ),
+    );
+    return registered(providers, specs.flatMap(({ spec }) => spec.imports ?? []));
+  }
+}
+
+/** A registration's module: its providers (and the core, for apps without forRoot), exported. */
+function registered(providers: Provider[], imports: NonNullable<DynamicModule['imports']> = []): DynamicModule {
+  return {
+    module: QueueModule,
+    imports: [SpoolCoreModule, ...imports],
+    providers,
+    exports: [...new Set(providers.map((p) => (p as { provide: string }).provide))],
+  };
 }

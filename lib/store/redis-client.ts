@@ -2,6 +2,14 @@ import { createClient, ErrorReply } from 'redis';
 import { CommandTimeoutError, RedisUnavailableError } from './errors.js';
 
 /**
+ * An event listener, checked bivariantly (a method's parameter): Spool's
+ * listeners take the arguments they know (`(err: Error) => void`), and
+ * node-redis declares `(...args: any[]) => void`; a plain function type
+ * would refuse one or the other.
+ */
+export type RedisEventListener = { listen(...args: unknown[]): void }['listen'];
+
+/**
  * What Spool needs of a node-redis client. A client made by `createClient()`
  * fits; so does one with modules or scripts of its own, which is why this is
  * structural rather than node-redis's generic client type.
@@ -16,8 +24,8 @@ export interface RedisClientLike {
   sendCommand(args: readonly string[]): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
   unsubscribe(channel: string, listener?: (message: string, channel: string) => unknown): Promise<unknown>;
-  on(event: string, listener: (...args: never[]) => void): unknown;
-  off(event: string, listener: (...args: never[]) => void): unknown;
+  on(event: string, listener: RedisEventListener): unknown;
+  off(event: string, listener: RedisEventListener): unknown;
 }
 
 /**
@@ -48,12 +56,15 @@ export function reconnectDelay(retries: number): number {
  *   bound. Workers retry their writes themselves (persist), producers decide.
  */
 export function createSpoolClient(url: string): RedisClientLike {
-  return createClient({
-    url,
-    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true },
-    disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
-  }) as unknown as RedisClientLike;
+  return createClient({ url, ...spoolClientOptions() }) as unknown as RedisClientLike;
+}
+
+/** Socket settings of every client Spool makes (see createSpoolClient), to merge TLS and an address into. */
+export const SPOOL_SOCKET = { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true } as const;
+
+/** The node-redis client options of every client Spool makes (see createSpoolClient), with `socket` extended by `extra`. */
+export function spoolClientOptions<Extra extends object>(extra?: Extra): { socket: typeof SPOOL_SOCKET & Extra; disableOfflineQueue: true; commandOptions: { timeout: 0 } } {
+  return { socket: { ...SPOOL_SOCKET, ...(extra as Extra) }, disableOfflineQueue: true, commandOptions: { timeout: 0 } };
 }
 
 /** The options of a node-redis client that matter here, read defensively (a client passed in may be anything RedisClientLike). */

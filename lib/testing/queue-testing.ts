@@ -87,7 +87,8 @@ export class QueueTesting {
         for (const [name, store] of this.stores) if (store.isClosed) this.stores.delete(name);
         return SpoolConnections.inProcess(options, (name) => this.store(name));
       },
-      inject: [MODULE_OPTIONS_TOKEN],
+      // Optional: an app whose queues bring their own connections has no forRoot.
+      inject: [{ token: MODULE_OPTIONS_TOKEN, optional: true }],
     });
   }
 

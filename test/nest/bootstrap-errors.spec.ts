@@ -57,8 +57,8 @@ class MailProcessor {
 
 @Processor('mail')
 class SecondMailProcessor {
-  @OnJob('other')
-  other(): void {}
+  @OnJob('send')
+  again(): void {}
 }
 
 @Processor('mail')
@@ -99,7 +99,8 @@ describe('bootstrap errors', () => {
     ['two handlers for one job name', [root(), mail()], [DoubleProcessor], /DoubleProcessor.sendAgain is a second handler for job name "send" \(the first is DoubleProcessor.send\)/],
     ['two fallback handlers', [root(), mail()], [TwoFallbacks], /TwoFallbacks.two is a second fallback @OnJob\(\)/],
     ['@OnJob on a class without @Processor', [root(), mail()], [NotAProcessor], /^NotAProcessor\.send has @OnJob or @OnWorkerEvent but NotAProcessor has no @Processor decorator/],
-    ['two processors for one queue', [root(), mail()], [MailProcessor, SecondMailProcessor], /is a second processor for queue "mail"/],
+    ['two processors of one queue with a job name in common', [root(), mail()], [MailProcessor, SecondMailProcessor],
+      /^@Processor\('mail'\) on SecondMailProcessor declares a handler for job name "send" of queue "mail", and so does MailProcessor: one pool runs every processor class of a queue/],
     ['a processor without handlers', [root(), mail()], [EmptyProcessor], /EmptyProcessor has no @OnJob method/],
     ['bad worker options', [root(), mail()], [BadOptionsProcessor], /@Processor\('mail'\) options of BadOptionsProcessor are invalid: Worker options.concurrency/],
     ['a name cap over the pool', [root(), mail()], [OverCapProcessor], /OverCapProcessor are invalid: Worker options.nameConcurrency.send/],
@@ -116,8 +117,8 @@ describe('bootstrap errors', () => {
   it.each([
     ['no connection', {}, 'QueueModule options.connection is required'],
     ['a bad URL', { connection: { url: 'http://localhost' } }, 'QueueModule options.connection.url must be a redis:// or rediss:// URL'],
-    ['url and client together', { connection: { url: 'redis://x', client: {} } }, 'QueueModule options.connection needs exactly one of url, cluster and client'],
-    ['cluster without rootNodes', { connection: { cluster: {} } }, 'QueueModule options.connection.cluster must be node-redis cluster options with rootNodes'],
+    ['url and client together', { connection: { url: 'redis://x', client: {} } }, 'QueueModule options.connection has both url and client: pass one way to reach Redis'],
+    ['cluster without rootNodes', { connection: { cluster: {} } }, 'QueueModule options.connection.cluster.rootNodes must be a non-empty array of node options, got undefined'],
     ['a typo', { connection: { url: 'redis://127.0.0.1:1' }, worker: {} }, 'QueueModule options.worker is not an option'],
     ['a bad prefix', { connection: { url: 'redis://127.0.0.1:1', prefix: 'a{b}' } }, 'QueueModule options.connection.prefix must be 1-64 characters'],
     ['a bad named connection', { connection: { url: 'redis://127.0.0.1:1' }, connections: { analytics: { url: 'nope' } } }, 'QueueModule options.connections.analytics.url'],

@@ -94,31 +94,31 @@ describe('Nest connection and engine store: one shape', () => {
     );
   });
 
-  it('names connections by name in tokens and messages, and refuses an inline connection object with a clear error', () => {
+  it('names connections by name in tokens and messages; a registration takes a connection object, tokens and decorators refuse one', () => {
     const inline = { url: 'redis://127.0.0.1:1' };
     const expected =
-      "QueueModule.registerQueue() argument 1.connection must be the name of a connection of QueueModule.forRoot({ connections }), got an object with key url: a connection object is not accepted here: declare it once, QueueModule.forRoot({ connection, connections: { analytics: { url } } }), and pass its name ('analytics')";
+      "getQueueToken() connection must be the name of a connection of QueueModule.forRoot({ connections }), got an object with key url: a connection object goes in the registration, registerQueue({ name, connection: { url } }), and the queue is then injected and processed by its name alone; or declare it once, QueueModule.forRoot({ connections: { analytics: { url } } }), and pass its name ('analytics')";
     let error: unknown;
     try {
-      QueueModule.registerQueue({ name: 'test', connection: inline } as never);
+      getQueueToken('test', inline as never);
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(SpoolBootstrapError);
     expect((error as Error).message).toBe(expected);
-    for (const attempt of [
-      () => getQueueToken('test', inline as never),
-      () => InjectQueue('test', inline as never),
-      () => Processor('test', { connection: inline as never }),
-      () => QueueModule.registerFlowProducer({ connection: inline as never }),
-    ]) {
+    for (const attempt of [() => InjectQueue('test', inline as never), () => Processor('test', { connection: inline as never })]) {
       expect(attempt).toThrow(/connection must be the name of a connection of QueueModule\.forRoot\(\{ connections \}\), got an object with key url/);
     }
-    // Named connections keep their tokens; no provider of a registration is keyed by an object.
-    const module = QueueModule.registerQueue('plain', { name: 'test', connection: 'analytics' });
+    // Named connections keep their tokens; an inline connection's queue goes by its name alone; no token is keyed by an object.
+    const module = QueueModule.registerQueue('plain', { name: 'test', connection: 'analytics' }, { name: 'own', connection: inline });
     const tokens = (module.providers ?? []).map((p) => String((p as { provide: unknown }).provide));
-    expect(tokens).toEqual(expect.arrayContaining(['SpoolQueue:plain', 'SpoolQueue:analytics:test', 'SpoolQueueEvents:analytics:test', 'SpoolConnection:analytics']));
+    expect(tokens).toEqual(expect.arrayContaining(['SpoolQueue:plain', 'SpoolQueue:analytics:test', 'SpoolQueueEvents:analytics:test', 'SpoolConnection:analytics', 'SpoolQueue:own', 'SpoolQueueEvents:own']));
     expect(tokens.filter((t) => t.includes('[object'))).toEqual([]);
+    // An inline connection is checked like forRoot's, unknown keys with their hints.
+    expect(() => QueueModule.registerQueue({ name: 'x', connection: { url: 'redis://h:1', keyPrefix: 'a' } as never })).toThrow(
+      'QueueModule.registerQueue() argument 1.connection.keyPrefix is not an option',
+    );
+    expect(() => QueueModule.registerQueue({ name: 'x', connection: { url: 'http://h' } })).toThrow('QueueModule.registerQueue() argument 1.connection.url must be a redis:// or rediss:// URL');
   });
 
   it('gives the store its commandTimeoutMs: an add to a Redis that stopped answering (SIGSTOP) fails after it', async () => {

@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { Injectable, Scope } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { OnJob, OnWorkerEvent, Processor, SpoolBootstrapError, type ActiveJob } from '../../lib/index.js';
+import { OnJob, OnWorkerEvent, Processor, ProcessorOverlapError, SpoolBootstrapError, type ActiveJob } from '../../lib/index.js';
 import { ProcessorExplorer, type ProcessorDefinition } from '../../lib/nest/processor-explorer.js';
+import { processorPools } from '../../lib/nest/processor-pools.js';
 
 /** The explorer alone: a Nest container with processors and no Redis, no QueueModule, no registry. */
 
@@ -95,9 +96,18 @@ describe('ProcessorExplorer', () => {
     }
   });
 
-  it('refuses a second processor for a queue, naming both classes', async () => {
-    await expect(explore([MailProcessor, SecondMailProcessor])).rejects.toThrow(SpoolBootstrapError);
-    await expect(explore([MailProcessor, SecondMailProcessor])).rejects.toThrow(/second processor for queue "mail" \(the first is MailProcessor\)/);
+  it('finds a second processor of a queue; their pool refuses a job name both handle, naming both classes and the name', async () => {
+    const found = await explore([MailProcessor, SecondMailProcessor]);
+    expect(found.map((d) => d.className)).toEqual(['MailProcessor', 'SecondMailProcessor']);
+    let error: unknown;
+    try {
+      processorPools(found);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ProcessorOverlapError);
+    expect(error).toBeInstanceOf(SpoolBootstrapError);
+    expect(error).toMatchObject({ queue: 'mail', jobName: 'welcome', classes: ['MailProcessor', 'SecondMailProcessor'] });
   });
 
   it('refuses handlers on a class without @Processor', async () => {

@@ -100,9 +100,9 @@ describe('registerQueue({ tracing: false }) and registerFlowProducer({ tracing: 
 
   it('refuse a second registration of a queue with another tracing', async () => {
     const registry = new QueueRegistry(SpoolConnections.inProcess({}, () => new MemoryStore()));
-    await registry.register({ name: 'twice', tracing: false }, 'first');
-    await registry.register({ name: 'twice' }, 'plain');
-    await expect(registry.register({ name: 'twice', tracing: true }, 'second')).rejects.toThrow('second.tracing is true, but queue "twice" is registered elsewhere with tracing: false');
+    await registry.register({ name: 'twice', tracing: false }, { name: 'default' }, 'first');
+    await registry.register({ name: 'twice' }, { name: 'default' }, 'plain');
+    await expect(registry.register({ name: 'twice', tracing: true }, { name: 'default' }, 'second')).rejects.toThrow('second.tracing is true, but queue "twice" is registered elsewhere with tracing: false');
   });
 
   it('refuse a tracing that is not a boolean', () => {

@@ -108,6 +108,32 @@ describe('Nest: Redis down at bootstrap', () => {
     }
   }, 30_000);
 
+  it('without forRoot, a queue with its own connection and a processor waits for its Redis too', async () => {
+    const port = await freePort();
+    const logger = new CapturingLogger();
+    let app: TestingModule | undefined;
+    const booting = (async () => {
+      app = await Test.createTestingModule({
+        imports: [QueueModule.registerQueue({ name: 'late-work', connection: { url: `redis://127.0.0.1:${port}`, prefix: 'boot-inline' } })],
+        providers: [LateProcessor],
+      })
+        .setLogger(logger)
+        .compile();
+      await app.init();
+    })();
+    // The first failed attempt is logged at once; a connection that did not wait would have failed the bootstrap by then.
+    await waitFor(() => logger.lines.some((l) => l.startsWith('warn: Redis is unreachable')), { timeout: 10_000, interval: 20, message: 'the first unreachable line' });
+    server = await RedisServer.start({ port });
+    await booting;
+    try {
+      const job = await app!.get<Queue>(getQueueToken('late-work')).add('greet', { name: 'ada' });
+      expect(await job.waitUntilFinished({ timeout: 10_000 })).toBe('hello ada');
+      expect(logger.lines).toContainEqual(expect.stringMatching(/^warn: Redis is unreachable \(connect ECONNREFUSED .*\); waiting for it to come up$/));
+    } finally {
+      await app!.close();
+    }
+  }, 30_000);
+
   it('waitForRedis: false fails a bootstrap with processors at once; a producer-only connection of the same app fails fast by default', async () => {
     const port = await freePort();
     const refusedAt = Date.now();

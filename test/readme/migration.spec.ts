@@ -2,8 +2,13 @@ import * as spool from '../../lib/index.js';
 import * as testing from '../../lib/testing/index.js';
 import { docTable } from '../helpers/readme-table.js';
 
-/** The right-hand cells of the "Coming from @nestjs/bullmq" table. */
-const spoolCells = (): string[] => docTable('docs/migrating/bullmq-api.md', '# Coming from @nestjs/bullmq').map((row) => row[1] ?? '');
+/** The right-hand cells of the migration tables: the API side by side, and the Nest module's (from @nestjs/bullmq, from @nestjs/bull). */
+const spoolCells = (): string[] =>
+  [
+    docTable('docs/migrating/bullmq-api.md', '# Coming from @nestjs/bullmq'),
+    docTable('docs/migrating/from-nestjs-bullmq.md', '## From @nestjs/bullmq (BullMQ)'),
+    docTable('docs/migrating/from-nestjs-bullmq.md', '## From @nestjs/bull (Bull 3 and 4)'),
+  ].flatMap((rows) => rows.map((row) => row[1] ?? ''));
 
 const exported = (name: string): unknown => (spool as Record<string, unknown>)[name] ?? (testing as Record<string, unknown>)[name];
 const callable = (value: unknown): boolean => typeof value === 'function';
