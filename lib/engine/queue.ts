@@ -151,6 +151,21 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
     return reply.jobs[0]!.id;
   }
 
+  /**
+   * Stops scheduler `id` without removing it: its pending tick job goes, no
+   * tick runs until resumeScheduler(id), getScheduler() says `paused`.
+   * Upserting the same definition leaves it paused; a new one replaces it,
+   * running. Resolves false for an unknown id.
+   */
+  pauseScheduler(id: string): Promise<boolean> {
+    return this.schedulers.pause(id);
+  }
+
+  /** Lets a paused scheduler tick again from its next tick after now (the ticks that fell while paused do not run); false for an unknown id. */
+  async resumeScheduler(id: string): Promise<boolean> {
+    return (await this.schedulers.resume(id)).known;
+  }
+
   /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */
   removeScheduler(id: string): Promise<boolean> {
     return this.schedulers.remove(id);
