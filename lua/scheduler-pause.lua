@@ -19,7 +19,7 @@
 
 local Q = spool_queue()
 local index, key, sid = KEYS[18], KEYS[19], ARGV[4]
-local r = redis.call('HMGET', key, 'spec', 'next', 'paused')
+local r = redis.call('HMGET', key, 'spec', 'next', 'paused', 'kind', 'ts')
 if not r[1] then
   return 0
 end
@@ -28,6 +28,10 @@ if r[3] == '1' then
 end
 if r[2] and r[2] ~= '' then
   spool_sched_drop_pending(Q, sid, r[2])
+  if r[4] == 'cron' then
+    -- The pending tick's time goes back to the list: a resume before it arms it again.
+    redis.call('HSET', key, 'ts', (r[5] and r[5] ~= '') and (r[2] .. ',' .. r[5]) or r[2])
+  end
 end
 redis.call('HSET', key, 'paused', '1', 'next', '')
 redis.call('ZADD', index, '+inf', sid)

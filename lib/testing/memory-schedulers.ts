@@ -262,7 +262,11 @@ export class MemorySchedulers implements SchedulerStore {
       const h = q.schedulers.get(id);
       if (!h) return 'unknown';
       if (h.paused) return 'already';
-      if (h.next !== null) dropPending(q, id, h.next);
+      if (h.next !== null) {
+        dropPending(q, id, h.next);
+        // The pending tick's time goes back to the list: a resume before it arms it again.
+        if (h.kind === 'cron') h.times.unshift(h.next);
+      }
       [h.paused, h.next] = [true, null];
       q.schedIndex.add(id, Infinity);
       return 'paused';

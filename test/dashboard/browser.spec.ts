@@ -194,7 +194,15 @@ describe('dashboard in a real browser (sample app, chromium)', () => {
     expect(await row.locator('td').nth(3).innerText()).toBe('Europe/Paris');
     expect(await row.locator('td').nth(4).innerText()).toMatch(/^in \d+ (h|min)/);
     expect(await row.locator('td').nth(7).innerText()).toBe('0 of 30 ticks');
+    const pausing = await accept(() => row.getByRole('button', { name: 'Pause' }).click());
+    expect(pausing).toEqual(['Pause scheduler "nightly-digest" of reports? Its pending tick is dropped and nothing ticks until you resume it.']);
+    expect(await page.locator('#flash').innerText()).toBe('Paused scheduler nightly-digest of reports');
+    expect(await reports.getScheduler('nightly-digest')).toMatchObject({ paused: true, next: null });
+    expect(await row.locator('td').nth(4).innerText()).toBe('paused');
     await page.screenshot({ path: join(SHOTS, 'schedulers.png'), fullPage: true });
+    await accept(() => row.getByRole('button', { name: 'Resume' }).click());
+    expect(await page.locator('#flash').innerText()).toBe('Resumed scheduler nightly-digest of reports');
+    expect((await reports.getScheduler('nightly-digest'))!.next).toBeGreaterThan(Date.now());
     const asked = await accept(() => row.getByRole('button', { name: 'Run now' }).click());
     expect(asked).toEqual(['Add one "digest" job of scheduler "nightly-digest" to reports now? Its next tick stays as it is.']);
     const flash = await page.locator('#flash').innerText();

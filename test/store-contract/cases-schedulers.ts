@@ -78,6 +78,12 @@ export function schedulerCases(env: ContractEnv): void {
       const changed = await q.upsertScheduler('beat', { every: 30_000 }, { name: 'beat' });
       expect(changed.changed).toBe(true);
       expect((await q.getScheduler('beat'))).toMatchObject({ paused: false, next: changed.next });
+      // cron: paused and resumed before its pending tick, it arms that same tick again.
+      const daily = await q.upsertScheduler('daily', { cron: '0 8 * * *', tz: 'Europe/Paris' }, { name: 'digest' });
+      await q.pauseScheduler('daily');
+      await q.resumeScheduler('daily');
+      expect((await q.getScheduler('daily'))!.next).toBe(daily.next);
+      expect(await q.getJob(`daily:${daily.next}`)).toMatchObject({ state: 'delayed' });
     });
 
     it('cron: ticks on the pattern (seconds field), from startAt', async () => {

@@ -33,10 +33,12 @@ export function schedulersView(m: SchedulersPageModel): SafeHtml {
 <tbody>${m.schedulers.map(
     (s) => html`<tr data-scheduler="${s.id}">
 <td><strong>${s.id}</strong></td><td>${s.job.name}</td><td><code>${pattern(s)}</code></td><td>${s.repeat.tz ?? (s.repeat.cron !== undefined ? 'UTC' : '–')}</td>
-<td>${s.next === null ? html`<span class="muted">ended</span>` : html`<span title="${new Date(s.next).toISOString()}">${ago(s.next, m.now)}</span>`}</td>
+<td>${s.paused ? html`<span class="badge warn">paused</span>` : s.next === null ? html`<span class="muted">ended</span>` : html`<span title="${new Date(s.next).toISOString()}">${ago(s.next, m.now)}</span>`}</td>
 <td>${s.lastJobId ? html`<a href="${jobHref(m.base, m.connection, q, s.lastJobId)}">${s.lastJobId}</a> <span class="muted">${s.lastTickAt ? ago(s.lastTickAt, m.now) : ''}</span>` : html`<span class="muted">none yet</span>`}</td>
 <td>${s.repeat.missed}</td><td>${bounds(s, m.now)}</td><td class="num">${count(s.count)}${s.skipped ? html` <span class="muted">(+${count(s.skipped)} skipped)</span>` : ''}</td>
-${m.readOnly ? '' : html`<td class="acts">${actionButton('Run now', `Add one "${s.job.name}" job of scheduler "${s.id}" to ${q} now? Its next tick stays as it is.`, { action: 'run-scheduler', scheduler: s.id })} ${actionButton('Remove', `Remove scheduler "${s.id}" of ${q} and its pending tick? Nothing ticks again unless the app declares it again.`, { action: 'remove-scheduler', scheduler: s.id }, 'danger')}</td>`}
+${m.readOnly ? '' : html`<td class="acts">${s.paused
+  ? actionButton('Resume', `Resume scheduler "${s.id}" of ${q}? It ticks again from its next time after now; the ticks that fell while paused do not run.`, { action: 'resume-scheduler', scheduler: s.id })
+  : actionButton('Pause', `Pause scheduler "${s.id}" of ${q}? Its pending tick is dropped and nothing ticks until you resume it.`, { action: 'pause-scheduler', scheduler: s.id }, 'warn')} ${actionButton('Run now', `Add one "${s.job.name}" job of scheduler "${s.id}" to ${q} now? Its next tick stays as it is.`, { action: 'run-scheduler', scheduler: s.id })} ${actionButton('Remove', `Remove scheduler "${s.id}" of ${q} and its pending tick? Nothing ticks again unless the app declares it again.`, { action: 'remove-scheduler', scheduler: s.id }, 'danger')}</td>`}
 </tr>`,
   )}</tbody></table>`;
 }
