@@ -209,9 +209,9 @@ describe('RedisStore on Redis Cluster', () => {
     }
   });
 
-  it('README "Redis Cluster" connection example, as written', async () => {
-    const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = README.slice(README.indexOf('## Redis Cluster'), README.indexOf('## Soak'));
+  it('docs/operations/cluster.md connection example, as written', async () => {
+    const page = readFileSync(new URL('../../docs/operations/cluster.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Redis Cluster'), page.indexOf('## Sharded queues'));
     expect(section).toContain("const store = new RedisStore({\n  cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }, { url: 'redis://10.0.0.2:7000' }] },\n  prefix: 'app',\n});");
     // The same, with this test's cluster for the addresses.
     const store = new RedisStore({
