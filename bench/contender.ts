@@ -3,8 +3,14 @@
  * (BullMQ and bee-queue keep every one, Spool its bounded default retention),
  * `removed` deletes it on completion (BullMQ removeOnComplete: true,
  * bee-queue removeOnSuccess: true, Spool removeOnComplete: true).
+ * `all` keeps every completed job on every side (Spool removeOnComplete:
+ * false; BullMQ and bee-queue as `kept`): the memory row's cost of a retained
+ * completed job, where Spool's default would keep only the newest 1,000.
  */
-export type Retention = 'kept' | 'removed';
+export type Retention = 'kept' | 'removed' | 'all';
+
+/** A handler's work, awaited per job (the honest rows: setTimeout standing in for awaited I/O); absent: a no-op. */
+export type Work = (data: BenchData) => Promise<unknown>;
 
 /** One queue library under test. Every operation works on a fresh, empty queue named by the caller. */
 export interface Contender {
@@ -27,10 +33,11 @@ export interface Contender {
    */
   fill(queue: string, n: number, retention: Retention, groups?: number): Promise<void>;
   /**
-   * Starts a worker on a filled queue and resolves once n no-op jobs completed.
+   * Starts a worker on a filled queue and resolves once n jobs completed;
+   * each job runs `work` (absent: a no-op handler).
    * Libraries whose retention is a worker setting (bee-queue) apply `retention` here.
    */
-  process(queue: string, n: number, concurrency: number, retention: Retention): Promise<ProcessResult>;
+  process(queue: string, n: number, concurrency: number, retention: Retention, work?: Work): Promise<ProcessResult>;
   /** Add-to-start latency of `samples` jobs added one at a time to an idle worker, ms. */
   latency(queue: string, samples: number): Promise<number[]>;
 }

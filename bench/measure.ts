@@ -101,6 +101,14 @@ export const WARM_UP_JOBS = 3000;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The longest one process run may take, ms: a run whose jobs stop completing
+ * (a lost job, a stuck worker) fails the bench instead of hanging it, so a
+ * full run ends in bounded time. The slowest healthy run (BullMQ or
+ * bee-queue at c1 over 20,000 jobs) takes seconds.
+ */
+export const RUN_LIMIT_MS = 180_000;
+
+/**
  * Times a worker from its creation until `n` jobs completed, noting when each
  * group's last job finished. `startWorker` creates it and calls back per completion.
  */
@@ -117,7 +125,15 @@ export async function timeCompletions(
     groupDone.set(data.g, performance.now() - start);
     if (++done === n) finished();
   });
-  await all;
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`only ${done} of ${n} jobs completed after ${RUN_LIMIT_MS / 1000} s: a stuck run`)), RUN_LIMIT_MS);
+  });
+  try {
+    await Promise.race([all, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
   const ms = performance.now() - start;
   await worker.close();
   return { ms, groupDone };

@@ -18,6 +18,8 @@ export class Results {
   private readonly samples = new Map<string, number[]>();
   /** used_memory grown per waiting job, bytes, per contender. */
   readonly memory = new Map<string, number>();
+  /** used_memory grown per retained completed job (every job kept), bytes, per contender. */
+  readonly memoryCompleted = new Map<string, number>();
   /** Of the best grouped run: when the first and the last group finished, and the run's length, ms. */
   groupSpread: { min: number; max: number; ms: number } | undefined;
 

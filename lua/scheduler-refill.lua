@@ -25,7 +25,7 @@
 local Q = spool_queue()
 local now = spool_now()
 local index, key, sid = KEYS[18], KEYS[19], ARGV[4]
-local r = redis.call('HMGET', key, 'spec', 'ts', 'next', 'starved')
+local r = redis.call('HMGET', key, 'spec', 'ts', 'next', 'starved', 'paused')
 if r[1] ~= ARGV[5] then
   return -1
 end
@@ -38,7 +38,8 @@ for _, t in ipairs(spool_sched_times(ARGV[6])) do
   end
 end
 redis.call('HSET', key, 'ts', spool_sched_join(times, 1, #times))
-if r[4] == '1' then
+-- A paused scheduler keeps its times; scheduler-resume arms it.
+if r[4] == '1' and r[5] ~= '1' then
   if #times == 0 then
     redis.call('HSET', key, 'next', '')
     redis.call('HDEL', key, 'starved')

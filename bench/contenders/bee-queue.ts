@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import BeeQueue from 'bee-queue';
-import type { BenchData, Contender, ProcessResult, Retention } from '../contender.js';
+import type { BenchData, Contender, ProcessResult, Retention, Work } from '../contender.js';
 import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 
 /**
@@ -62,11 +62,11 @@ export class BeeContender implements Contender {
     await this.addBulk(name, n, 1000);
   }
 
-  process(name: string, n: number, concurrency: number, retention: Retention): Promise<ProcessResult> {
+  process(name: string, n: number, concurrency: number, retention: Retention, work?: Work): Promise<ProcessResult> {
     return timeCompletions(n, (onCompleted) => {
       const worker = this.worker(name, retention);
       worker.on('succeeded', (job) => onCompleted(job.data));
-      worker.process(concurrency, async () => undefined);
+      worker.process(concurrency, work ? async (job) => void (await work(job.data)) : async () => undefined);
       return { close: () => worker.close() };
     });
   }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
-import type { BenchData, Contender, ProcessResult, Retention } from '../contender.js';
+import type { BenchData, Contender, ProcessResult, Retention, Work } from '../contender.js';
 import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 
 /** BullMQ (OSS) with its defaults, on ioredis connections it creates itself. */
@@ -49,14 +49,15 @@ export class BullContender implements Contender {
     }
   }
 
-  /** removeOnComplete is a job option in BullMQ: set at add. */
+  /** removeOnComplete is a job option in BullMQ: set at add ('all' is its default, as 'kept'). */
   async fill(name: string, n: number, retention: Retention): Promise<void> {
     await this.addBulk(name, n, 1000, retention);
   }
 
-  process(name: string, n: number, concurrency: number): Promise<ProcessResult> {
+  process(name: string, n: number, concurrency: number, _retention?: Retention, work?: Work): Promise<ProcessResult> {
     return timeCompletions(n, (onCompleted) => {
-      const worker = new Worker<BenchData>(name, async () => undefined, { connection: this.connection, prefix: 'bull', concurrency });
+      const handler = work ? async (job: { data: BenchData }) => void (await work(job.data)) : async () => undefined;
+      const worker = new Worker<BenchData>(name, handler, { connection: this.connection, prefix: 'bull', concurrency });
       worker.on('completed', (job) => onCompleted(job.data));
       return worker;
     });

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
 import { Queue, RedisStore, Worker, type ActiveJob, type JobOptions } from '../../lib/index.js';
-import type { BenchData, Contender, ProcessResult, Retention } from '../contender.js';
+import type { BenchData, Contender, ProcessResult, Retention, Work } from '../contender.js';
 import { inFlight, sleep, timeCompletions, WARM_UP_JOBS } from '../measure.js';
 
 /** Spool through its public engine API, one store (command + subscriber connection) for the whole run. */
@@ -51,23 +51,24 @@ export class SpoolContender implements Contender {
     }
   }
 
-  /** removeOnComplete is a job option in Spool: set at add. */
+  /** removeOnComplete is a job option in Spool: set at add ('all': false, every completed job kept). */
   async fill(name: string, n: number, retention: Retention, groups = 0): Promise<void> {
     const queue = this.queue(name);
-    const remove: JobOptions = retention === 'removed' ? { removeOnComplete: true } : {};
+    const remove: JobOptions = retention === 'removed' ? { removeOnComplete: true } : retention === 'all' ? { removeOnComplete: false } : {};
     for (let from = 0; from < n; from += 1000) {
       const batch = Array.from({ length: Math.min(1000, n - from) }, (_, k) => {
         const i = from + k;
-        const opts: JobOptions | undefined = groups > 0 ? { ...remove, group: { id: `t${i % groups}` } } : retention === 'removed' ? remove : undefined;
+        const opts: JobOptions | undefined = groups > 0 ? { ...remove, group: { id: `t${i % groups}` } } : retention !== 'kept' ? remove : undefined;
         return { name: 'noop', data: { i, g: groups > 0 ? i % groups : 0 }, opts };
       });
       await queue.addBulk(batch);
     }
   }
 
-  process(name: string, n: number, concurrency: number): Promise<ProcessResult> {
+  process(name: string, n: number, concurrency: number, _retention?: Retention, work?: Work): Promise<ProcessResult> {
     return timeCompletions(n, (onCompleted) => {
-      const worker = new Worker<BenchData>(name, async () => undefined, { store: this.store!, concurrency });
+      const handler = work ? async (job: ActiveJob<BenchData>) => void (await work(job.data)) : async () => undefined;
+      const worker = new Worker<BenchData>(name, handler, { store: this.store!, concurrency });
       worker.on('completed', (job) => onCompleted(job.data));
       return worker;
     });

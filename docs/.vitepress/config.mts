@@ -103,7 +103,19 @@ export default defineConfig({
   srcExclude: ['.generated/**', 'README.md'],
   // Unknown links fail the build (VitePress's own check); anchors are checked by test/docs/links.spec.ts.
   ignoreDeadLinks: false,
-  markdown: { lineNumbers: false },
+  markdown: {
+    lineNumbers: false,
+    // A ```ts file=src/x.ts block shows its file's path above it: the reader
+    // needs it to lay the files out, and the blocks import each other by it.
+    config(md) {
+      const fence = md.renderer.rules.fence!;
+      md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+        const file = /(?:^|\s)file=(\S+)/.exec(tokens[idx]!.info)?.[1];
+        const html = fence(tokens, idx, options, env, self);
+        return file ? `<p class="code-file"><code>${md.utils.escapeHtml(file)}</code></p>\n${html}` : html;
+      };
+    },
+  },
   // The local search index of the API reference is one chunk of about 1 MB: expected, not a warning.
   vite: { build: { chunkSizeWarningLimit: 2048 } },
   themeConfig: {
@@ -113,7 +125,8 @@ export default defineConfig({
     ],
     sidebar: {
       '/api/': [{ text: 'API reference', items: apiSidebar() }],
-      '/': sections.map((section) => ({ text: section.text, items: section.items })),
+      // Each section folds (open at first): the sidebar stays short enough to find the section one is in.
+      '/': sections.map((section) => ({ text: section.text, items: section.items, collapsed: false })),
     },
     search: { provider: 'local' },
     outline: { level: [2, 3] },

@@ -10,12 +10,10 @@ import { PostgresStore } from '../postgres/postgres-store.js';
 import { PostgresSchemaMissingError, PostgresSchemaTooNewError, PostgresUnavailableError } from '../postgres/errors.js';
 import { CliError, UsageError } from './errors.js';
 import { formatCount } from './format.js';
+import { connectionOf, safeUrl, type ConnectionFlags } from './connection.js';
 
 /** The options every command has (commander's optsWithGlobals()). */
-export interface GlobalOptions {
-  readonly url: string;
-  /** Comma-separated node URLs of a Redis Cluster, instead of --url. */
-  readonly cluster?: string;
+export interface GlobalOptions extends ConnectionFlags {
   /** The shard count of the queues named (Queue option `shards`). */
   readonly shards?: string;
   readonly prefix: string;
@@ -26,30 +24,9 @@ export interface GlobalOptions {
   readonly json?: boolean;
 }
 
+export { safeUrl };
+
 export const DEFAULT_URL = 'redis://127.0.0.1:6379';
-
-/** The URL without its password, for messages. */
-export function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
-
-function checkUrl(text: string, flag: string): void {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new CliError(`${flag} "${text}" is not a URL: use redis://[user:password@]host:port[/db] (or set ${flag === '--url' ? 'REDIS_URL' : 'SPOOL_CLUSTER'})`);
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new CliError(`${flag} "${safeUrl(text)}" is not a Redis URL: it must start with redis:// or rediss://`);
-  }
-}
 
 /** Store warnings (e.g. maxmemory-policy) go to stderr, one line each; nothing else is logged. */
 const stderrLogger: SpoolLogger = {
@@ -102,24 +79,18 @@ export class Context {
       if (options.cluster !== undefined) throw new UsageError('--postgres-url and --cluster name two stores: give one');
       return new Context(await openPostgres(options, false), options);
     }
-    const urls = options.cluster === undefined ? [options.url] : options.cluster.split(',').map((u) => u.trim()).filter(Boolean);
-    const flag = options.cluster === undefined ? '--url' : '--cluster';
-    if (urls.length === 0) throw new CliError('--cluster names no node: give one or more redis:// URLs, comma-separated');
-    for (const each of urls) checkUrl(each, flag);
+    const { connection, where, flag } = connectionOf(options);
     if (options.shards !== undefined && !/^[1-9]\d{0,2}$/.test(options.shards)) {
       throw new UsageError(`--shards "${options.shards}" is not a shard count: give the number the queue's Queue was created with, e.g. --shards 3`);
     }
-    const store =
-      options.cluster === undefined
-        ? new RedisStore({ url: options.url }, { prefix: options.prefix, logger: stderrLogger })
-        : new RedisStore({ cluster: { rootNodes: urls.map((url) => ({ url })) }, prefix: options.prefix, logger: stderrLogger });
+    const store = new RedisStore({ ...connection, prefix: options.prefix, logger: stderrLogger });
     try {
       await store.connect();
     } catch (err) {
       await store.disconnect().catch(() => undefined);
       if (err instanceof RedisUnavailableError) {
         const cause = (err.cause as { message?: string } | undefined)?.message;
-        throw new CliError(`cannot reach Redis at ${urls.map(safeUrl).join(', ')}${cause ? ` (${cause})` : ''}: check that it runs, and ${flag} or ${options.cluster === undefined ? 'REDIS_URL' : 'SPOOL_CLUSTER'}`);
+        throw new CliError(`cannot reach Redis at ${where}${cause ? ` (${cause})` : ''}: check that it runs, and ${flag}`);
       }
       throw err;
     }

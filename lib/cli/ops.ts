@@ -11,7 +11,7 @@ import type { Register } from './program.js';
 
 /** On-call commands: workers across queues, schedulers (list, run-now, remove), metrics. */
 
-const SCHEDULER_ACTIONS = ['list', 'run-now', 'remove'] as const;
+const SCHEDULER_ACTIONS = ['list', 'run-now', 'pause', 'resume', 'remove'] as const;
 type SchedulerAction = (typeof SCHEDULER_ACTIONS)[number];
 
 function schedulerAction(value: string): SchedulerAction {
@@ -45,7 +45,7 @@ export function boundsOf(s: SchedulerInfo): string {
 function schedulerRows(list: readonly SchedulerInfo[]): string {
   return table(
     ['scheduler', 'job', 'pattern', 'next run', 'last job', 'missed', 'ran', 'bounds'],
-    list.map((s) => [s.id, s.job.name, patternOf(s), s.next === null ? 'ended' : relativeTime(s.next), s.lastJobId ?? '-', s.repeat.missed, `${s.count}${s.skipped ? ` (+${s.skipped} skipped)` : ''}`, boundsOf(s)]),
+    list.map((s) => [s.id, s.job.name, patternOf(s), s.paused ? 'paused' : s.next === null ? 'ended' : relativeTime(s.next), s.lastJobId ?? '-', s.repeat.missed, `${s.count}${s.skipped ? ` (+${s.skipped} skipped)` : ''}`, boundsOf(s)]),
   );
 }
 
@@ -101,6 +101,13 @@ async function schedulers(ctx: Context, cmd: Command): Promise<void> {
     ctx.result({ scheduler: id, jobId }, `added job ${jobId} (scheduler "${id}" runs on: next tick ${known.next === null ? 'none' : relativeTime(known.next)})`);
     return;
   }
+  if (action === 'pause' || action === 'resume') {
+    if (action === 'pause') await ctx.confirm(`pause scheduler "${id}" of ${name} (its pending tick is dropped until you resume it)`, yes);
+    await (action === 'pause' ? queue.pauseScheduler(id) : queue.resumeScheduler(id));
+    const now = await queue.getScheduler(id);
+    ctx.result({ scheduler: id, paused: now?.paused === true, next: now?.next ?? null }, `${action === 'pause' ? 'paused' : 'resumed'} scheduler "${id}" of ${name}${now && !now.paused && now.next !== null ? `: next tick ${relativeTime(now.next)}` : ''}`);
+    return;
+  }
   await ctx.confirm(`remove scheduler "${id}" of ${name} (${patternOf(known)}) and its pending tick`, yes);
   const removed = await queue.removeScheduler(id);
   ctx.result({ scheduler: id, removed }, removed ? `removed scheduler "${id}" of ${name}` : `scheduler "${id}" was already gone`);
@@ -125,12 +132,12 @@ export const registerOps: Register = (program, action) => {
 
   program
     .command('schedulers')
-    .description("a queue's schedulers (pattern, next run, last job, missed policy, bounds); run one now, or remove one")
+    .description("a queue's schedulers (pattern, next run, last job, missed policy, bounds); run one now, pause, resume or remove one")
     .argument('<queue>')
-    .argument('[action]', 'list (default), run-now or remove', schedulerAction)
+    .argument('[action]', 'list (default), run-now, pause, resume or remove', schedulerAction)
     .argument('[id]', 'the scheduler, for run-now and remove')
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
-    .addHelpText('after', '\nExamples:\n  spool schedulers emails\n  spool schedulers emails run-now digest --yes\n  spool schedulers emails remove digest')
+    .addHelpText('after', '\nExamples:\n  spool schedulers emails\n  spool schedulers emails run-now digest --yes\n  spool schedulers emails pause digest --yes\n  spool schedulers emails remove digest')
     .action(action(schedulers));
 
   program

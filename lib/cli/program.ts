@@ -31,6 +31,8 @@ Examples:
   spool metrics emails --json                    the last hour's figures for scripts
   spool doctor                                   check Redis and the queues; exit 1 on a problem
   REDIS_URL=redis://cache:6379 spool watch       live counts, redrawn in place
+  spool counts --url rediss://app:pw@redis:6380 --tls-ca ca.pem             over TLS with a private CA
+  REDIS_PASSWORD=pw spool counts --sentinel mymaster@10.0.0.1:26379,10.0.0.2:26379
   spool import bullmq emails --from-url redis://old:6379 --dry-run   what BullMQ's jobs would become
   spool migrate --postgres-url postgres://app@db/app   create or upgrade the PostgreSQL schema
   spool counts --postgres-url postgres://app@db/app    the same commands on a PostgresStore
@@ -63,6 +65,11 @@ export function buildProgram(): Command {
     .version(version(), '-V, --version')
     .addOption(new Option('--url <url>', 'Redis URL').env('REDIS_URL').default(DEFAULT_URL))
     .addOption(new Option('--cluster <urls>', 'Redis Cluster node URLs, comma-separated (instead of --url)').env('SPOOL_CLUSTER'))
+    .addOption(new Option('--sentinel <name@hosts>', 'Redis Sentinel: the master name and sentinels, name@host:port,host:port (instead of --url; passwords from REDIS_PASSWORD, SPOOL_SENTINEL_PASSWORD)').env('SPOOL_SENTINEL'))
+    .addOption(new Option('--username <user>', "the master's ACL user with --sentinel (with --url it is in the URL)").env('REDIS_USERNAME'))
+    .addOption(new Option('--tls-ca <file>', 'PEM file of the CA that signed the server certificate (rediss://)').env('SPOOL_TLS_CA'))
+    .addOption(new Option('--tls-cert <file>', 'PEM file of a client certificate (with --tls-key)').env('SPOOL_TLS_CERT'))
+    .addOption(new Option('--tls-key <file>', 'PEM file of the client certificate key').env('SPOOL_TLS_KEY'))
     .addOption(new Option('--shards <n>', "a sharded queue's shard count (default: read from Redis; given, it must match)"))
     .addOption(new Option('--prefix <prefix>', 'key prefix the queues were created with').env('SPOOL_PREFIX').default('spool'))
     .addOption(new Option('--postgres-url <url>', 'a PostgreSQL database (PostgresStore) instead of Redis').env('SPOOL_POSTGRES_URL'))

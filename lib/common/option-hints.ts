@@ -7,33 +7,18 @@ import type { OptionHints } from './validation.js';
  * BullMQ 5/6's JobsOptions, WorkerOptions, QueueOptions and KeepJobs.
  */
 
-/** A URL built from BullMQ's { host, port, db } (never the password: messages end up in logs). */
-function urlFrom(options: Readonly<Record<string, unknown>>): string {
-  const host = typeof options.host === 'string' && /^[\w.-]{1,100}$/.test(options.host) ? options.host : 'host';
-  const port = typeof options.port === 'number' && Number.isInteger(options.port) ? options.port : 6379;
-  const db = typeof options.db === 'number' && Number.isInteger(options.db) && options.db > 0 ? `/${options.db}` : '';
-  const secure = options.tls !== undefined && options.tls !== false;
-  const auth = options.password !== undefined ? `${typeof options.username === 'string' ? 'user' : ''}:password@` : '';
-  return `${secure ? 'rediss' : 'redis'}://${auth}${host}:${port}${db}`;
-}
-
-const URL_HINT = (options: Readonly<Record<string, unknown>>): string =>
-  `Spool connects with a URL, not ioredis' { host, port, ... }: { url: '${urlFrom(options)}' }`;
-const CLIENT_HINT = "an ioredis option: Spool uses node-redis; configure a node-redis client yourself and pass it as { client }";
+const CLIENT_HINT = "an ioredis option: Spool uses node-redis with settings a job queue needs (endless reconnects, no command timeout); for other client settings create a node-redis client yourself and pass it as { client }";
 const STORE_HINT = "BullMQ's per-queue connection: Spool's Queue, Worker and QueueEvents share one store, e.g. new RedisStore({ url }), passed as { store }";
 const PREFIX_HINT = "the prefix is the store's: new RedisStore({ url, prefix }) (QueueModule: connection: { url, prefix })";
 
 /** RedisStore and QueueModule connection objects. */
 export const CONNECTION_HINTS: OptionHints = {
-  host: URL_HINT,
-  port: URL_HINT,
-  password: URL_HINT,
-  username: URL_HINT,
-  db: URL_HINT,
-  tls: URL_HINT,
   path: 'a Unix socket: create a node-redis client with socket: { path } and pass it as { client }',
   keyPrefix: 'did you mean "prefix"? (the first part of every key\'s hash tag)',
-  sentinels: 'Sentinel: pass a node-redis client created for it as { client }',
+  sentinels: 'Sentinel is one object: { sentinel: { name, sentinels: [{ host, port }] } }',
+  name: "the master's name of a Sentinel setup goes inside it: { sentinel: { name, sentinels } }",
+  sentinelPassword: "the sentinels' own password goes inside sentinel: { sentinel: { name, sentinels, password } }",
+  family: CLIENT_HINT,
   maxRetriesPerRequest: CLIENT_HINT,
   enableReadyCheck: CLIENT_HINT,
   enableOfflineQueue: CLIENT_HINT,
@@ -41,7 +26,6 @@ export const CONNECTION_HINTS: OptionHints = {
   lazyConnect: CLIENT_HINT,
   connectTimeout: CLIENT_HINT,
   keepAlive: CLIENT_HINT,
-  family: CLIENT_HINT,
 };
 
 const FLOW_HINT = "parents and children are added together with FlowProducer; a child's failurePolicy (e.g. failurePolicy: 'ignoreDependencyOnFailure') says what its failure does to the parent";

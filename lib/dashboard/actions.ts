@@ -5,7 +5,7 @@ import type { Queue } from '../engine/queue.js';
 import type { FinishedState } from '../engine/dead-letters.js';
 import { jobs } from './views/format.js';
 
-export const ACTIONS = ['redrive', 'cancel', 'promote', 'remove', 'purge', 'pause', 'resume', 'run-scheduler', 'remove-scheduler'] as const;
+export const ACTIONS = ['redrive', 'cancel', 'promote', 'remove', 'purge', 'pause', 'resume', 'run-scheduler', 'pause-scheduler', 'resume-scheduler', 'remove-scheduler', 'pause-worker', 'resume-worker'] as const;
 export type DashboardAction = (typeof ACTIONS)[number];
 
 /** A parsed action request (JSON body posted by the page script). */
@@ -17,6 +17,8 @@ export interface ActionRequest {
   readonly names?: readonly string[];
   /** run-scheduler, remove-scheduler: the scheduler's id. */
   readonly scheduler?: string;
+  /** pause-worker, resume-worker: the worker's id. */
+  readonly worker?: string;
 }
 
 const MAX_IDS = 1000;
@@ -58,9 +60,11 @@ export function parseAction(body: unknown): ActionRequest {
   const action = b.action as DashboardAction;
   if (['redrive', 'cancel', 'promote', 'remove'].includes(action) && !ids && !filter) throw bad(`${action} needs ids or a filter`);
   if (action === 'remove' && !ids) throw bad('remove needs ids');
-  if ((action === 'run-scheduler' || action === 'remove-scheduler') && (typeof b.scheduler !== 'string' || b.scheduler.length === 0)) throw bad(`${action} needs scheduler: the scheduler's id`);
+  if (['run-scheduler', 'pause-scheduler', 'resume-scheduler', 'remove-scheduler'].includes(action) && (typeof b.scheduler !== 'string' || b.scheduler.length === 0)) throw bad(`${action} needs scheduler: the scheduler's id`);
   const scheduler = typeof b.scheduler === 'string' ? b.scheduler : undefined;
-  return { action, ...(ids && { ids }), ...(names && { names }), ...(filter && { filter }), ...(typeof b.state === 'string' && { state: b.state }), ...(scheduler !== undefined && { scheduler }) };
+  if ((action === 'pause-worker' || action === 'resume-worker') && (typeof b.worker !== 'string' || b.worker.length === 0)) throw bad(`${action} needs worker: the worker's id`);
+  const worker = typeof b.worker === 'string' ? b.worker : undefined;
+  return { action, ...(ids && { ids }), ...(names && { names }), ...(filter && { filter }), ...(typeof b.state === 'string' && { state: b.state }), ...(scheduler !== undefined && { scheduler }), ...(worker !== undefined && { worker }) };
 }
 
 /** Runs one action through the engine; resolves the sentence shown to the operator (and logged). */
@@ -96,6 +100,18 @@ export async function runAction(queue: Queue, a: ActionRequest): Promise<string>
         if (id === null) throw bad(`no scheduler "${a.scheduler}" in ${q}`);
         return `Added job ${id} of scheduler ${a.scheduler} to ${q}`;
       }
+      case 'pause-worker':
+      case 'resume-worker': {
+        const pause = a.action === 'pause-worker';
+        if (!(await (pause ? queue.pauseWorker(a.worker!) : queue.resumeWorker(a.worker!)))) throw bad(`no live worker "${a.worker}" of ${q}`);
+        return `Asked worker ${a.worker} of ${q} to ${pause ? 'pause' : 'resume'} (it does so at its next heartbeat, within 5 s)`;
+      }
+      case 'pause-scheduler':
+        if (!(await queue.pauseScheduler(a.scheduler!))) throw bad(`no scheduler "${a.scheduler}" in ${q}`);
+        return `Paused scheduler ${a.scheduler} of ${q}`;
+      case 'resume-scheduler':
+        if (!(await queue.resumeScheduler(a.scheduler!))) throw bad(`no scheduler "${a.scheduler}" in ${q}`);
+        return `Resumed scheduler ${a.scheduler} of ${q}`;
       case 'remove-scheduler':
         if (!(await queue.removeScheduler(a.scheduler!))) throw bad(`no scheduler "${a.scheduler}" in ${q}`);
         return `Removed scheduler ${a.scheduler} of ${q}`;

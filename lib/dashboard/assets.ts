@@ -116,7 +116,7 @@ export const APP_JS = `(() => {
     const main = document.getElementById('content');
     button.disabled = true;
     try {
-      const res = await fetch(main.dataset.endpoint, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', 'x-spool-csrf': csrf }, body: JSON.stringify(body) });
+      const res = await fetch(button.dataset.endpoint || main.dataset.endpoint, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', 'x-spool-csrf': csrf }, body: JSON.stringify(body) });
       const reply = await res.json().catch(() => ({}));
       if (!res.ok) { flash((reply.message || res.statusText) + ' (HTTP ' + res.status + ')', true); button.disabled = false; return; }
       sessionStorage.setItem('spool-flash', reply.message || 'Done');

@@ -11,6 +11,8 @@ import type { OverviewRow } from './views/overview.js';
 import type { QueueFilter, QueuePageModel } from './views/queue.js';
 
 export const PAGE_SIZE = 25;
+/** Jobs a filter is counted up to on a queue page. */
+const MATCH_CAP = 10_000;
 /** Children shown per flow level, and levels below the root. */
 const TREE_WIDTH = 50;
 const TREE_DEPTH = 4;
@@ -76,8 +78,10 @@ export class DashboardReader {
     const engineFilter = { ...(filter.name && { name: filter.name }), ...(filter.error && { errorContains: filter.error }) };
     const href = (extra: Record<string, string | number | undefined>): string =>
       queueHref(this.base, connection, name, query({ state, name: filter.name, error: filter.error, ...extra }));
-    const matching = await queue.countJobs(state, engineFilter);
-    const common = { base: this.base, connection, queue: name, counts, paused, pausedNames, state, filter, matching, readOnly, now: Date.now(), notice };
+    // A filter is counted by scanning: up to MATCH_CAP, shown as "10,000+" past it, so a page over a big state stays a few bounded scans.
+    const filtered = Object.keys(engineFilter).length > 0;
+    const matching = await queue.countJobs(state, engineFilter, filtered ? MATCH_CAP : undefined);
+    const common = { base: this.base, connection, queue: name, counts, paused, pausedNames, state, filter, matching, matchingCapped: filtered && matching >= MATCH_CAP, readOnly, now: Date.now(), notice };
     if (state === 'failed') {
       // Dead letters: newest first, cursor paging (the engine's indexes and bounded text scan).
       const page = await queue.getFailed({ ...engineFilter, limit: PAGE_SIZE, ...(q.cursor && { cursor: q.cursor }) });

@@ -114,7 +114,7 @@ export class DashboardService {
 
   async workers(only: string | undefined, req: DashboardRequest, res: DashboardResponse): Promise<string> {
     const rows = await this.ops.workers(only);
-    return this.page(req, res, { title: 'Workers', crumbs: [['workers']] }, workersView(this.base, rows, Date.now(), only));
+    return this.page(req, res, { title: 'Workers', crumbs: [['workers']] }, workersView(this.base, rows, Date.now(), this.readOnly, only));
   }
 
   async redis(req: DashboardRequest, res: DashboardResponse): Promise<string> {

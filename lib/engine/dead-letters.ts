@@ -170,8 +170,12 @@ export class DeadLetters<Data, Result> {
     }
   }
 
-  /** How many jobs of `state` a filter matches (the state's count without one), by ids-only pages of bounded scans. */
-  async count(state: JobState, filter: ExportFilter = {}): Promise<number> {
+  /**
+   * How many jobs of `state` a filter matches (the state's count without one),
+   * by ids-only pages of bounded scans; with `upTo`, the scan stops once that
+   * many matched (a filter on a big state then costs a few pages, not all of it).
+   */
+  async count(state: JobState, filter: ExportFilter = {}, upTo = Infinity): Promise<number> {
     if (!JOB_STATES.includes(state)) throw new InvalidArgumentError('countJobs() state', `must be one of ${JOB_STATES.join(', ')}, got ${describe(state)}`);
     const f = checkFilter(filter, 'countJobs() filter');
     if (state !== 'failed' && (f.reason !== undefined || f.errorContains !== undefined)) {
@@ -179,7 +183,10 @@ export class DeadLetters<Data, Result> {
     }
     if (Object.keys(f).length === 0) return (await this.store.getCounts(this.queue))[state];
     let n = 0;
-    for await (const batch of this.matching(state === 'failed' ? failedIndex(f) : { state }, 'asc', f)) n += batch.length;
+    for await (const batch of this.matching(state === 'failed' ? failedIndex(f) : { state }, 'asc', f)) {
+      n += batch.length;
+      if (n >= upTo) return upTo;
+    }
     return n;
   }
 

@@ -103,9 +103,12 @@ export type { EnqueueOptions, TransactionClient } from '../store/transaction.js'
 // Store
 export { RedisStore } from '../store/redis-store.js';
 export type { RedisConnection, RedisStoreConfig, RedisStoreOptions, ConnectOptions } from '../store/redis-store.js';
-export type { RedisClientLike } from '../store/redis-client.js';
+export type { RedisClientLike, RedisEventListener } from '../store/redis-client.js';
 export type { Durability } from '../store/store-options.js';
 export type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
+export type { SentinelClientLike } from '../store/connections/sentinel-client.js';
+export type { UrlConnection, HostConnection, ClusterConnection, SentinelConnection, SentinelSettings, SentinelNode, ClientConnection } from '../store/connections/options.js';
+export type { TlsOption, TlsSettings, Pem } from '../store/connections/tls.js';
 export { ReplicationTimeoutError } from '../store/replication.js';
 export { ShardCountMismatchError } from '../store/shard-placement.js';
 export { ShardedFlowError } from '../store/sharded-store.js';

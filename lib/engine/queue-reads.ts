@@ -53,9 +53,9 @@ export abstract class QueueReads<Data, Result> {
     return this.many.exportJobs(state, filter);
   }
 
-  /** How many jobs of a state a filter (name; for failed also reason, error text, time) matches; getCounts()[state] without one. */
-  countJobs(state: JobState, filter?: ExportFilter): Promise<number> {
-    return this.many.count(state, filter);
+  /** How many jobs of a state a filter (name; for failed also reason, error text, time) matches; getCounts()[state] without one. `upTo`: stop there (resolves upTo when at least that many match). */
+  countJobs(state: JobState, filter?: ExportFilter, upTo?: number): Promise<number> {
+    return this.many.count(state, filter, upTo);
   }
 
   /** Resolves with the job's result once it completed; rejects with JobFailedError, JobCancelledError or WaitTimeoutError. */

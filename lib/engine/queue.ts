@@ -158,9 +158,47 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
     return reply.jobs[0]!.id;
   }
 
+  /**
+   * Stops scheduler `id` without removing it: its pending tick job goes, no
+   * tick runs until resumeScheduler(id), getScheduler() says `paused`.
+   * Upserting the same definition leaves it paused; a new one replaces it,
+   * running. Resolves false for an unknown id.
+   */
+  pauseScheduler(id: string): Promise<boolean> {
+    return this.schedulers.pause(id);
+  }
+
+  /** Lets a paused scheduler tick again from its next tick after now (the ticks that fell while paused do not run); false for an unknown id. */
+  async resumeScheduler(id: string): Promise<boolean> {
+    return (await this.schedulers.resume(id)).known;
+  }
+
   /** Deletes a scheduler and its pending tick; resolves false for an unknown id. */
   removeScheduler(id: string): Promise<boolean> {
     return this.schedulers.remove(id);
+  }
+
+  /**
+   * Asks worker `id` (see getWorkers()) to pause, or to resume: it takes the
+   * request at its next heartbeat (within 5 s) and then does what
+   * worker.pause() / resume() do. Resolves false when no live worker of this
+   * queue has that id (nothing is asked).
+   */
+  async pauseWorker(id: string): Promise<boolean> {
+    return this.requestWorker(id, true, 'pauseWorker');
+  }
+
+  /** Asks a worker paused with pauseWorker() (or worker.pause()) to claim again; false when no live worker has that id. */
+  async resumeWorker(id: string): Promise<boolean> {
+    return this.requestWorker(id, false, 'resumeWorker');
+  }
+
+  private async requestWorker(id: string, paused: boolean, what: string): Promise<boolean> {
+    if (typeof id !== 'string' || id.length === 0) throw new InvalidArgumentError(`${what}() id`, 'must be a worker id from queue.getWorkers()');
+    if (!this.store.requestWorker) throw new InvalidArgumentError('Queue options.store', `cannot pass requests to workers (${what})`, 'use a RedisStore or a MemoryStore');
+    if (!(await this.getWorkers()).some((w) => w.id === id)) return false;
+    await this.store.requestWorker(this.name, id, paused);
+    return true;
   }
 
   /** Refuses further adds. The store stays open: it belongs to whoever created it. */

@@ -29,6 +29,8 @@ export interface SchedulerInfo<Data = unknown> {
   readonly lastTickAt?: number;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Stopped with pauseScheduler() (no pending tick) until resumeScheduler(). */
+  readonly paused: boolean;
 }
 
 /** Whether upsert wrote a new definition (false: the same one was stored already) and the pending tick. */
@@ -85,6 +87,21 @@ export class Schedulers<Data = unknown> {
     return this.schedulerStore().remove(this.queue, validateSchedulerId(id));
   }
 
+  /** Pauses a scheduler, keeping it: false for an unknown id. */
+  async pause(id: string): Promise<boolean> {
+    const store = this.schedulerStore();
+    if (!store.pause) throw new InvalidArgumentError('Queue options.store', 'cannot pause a scheduler', 'use a RedisStore or a MemoryStore');
+    return (await store.pause(this.queue, validateSchedulerId(id))) !== 'unknown';
+  }
+
+  /** Resumes a paused scheduler: its next tick after now (null when none is left, or unknown id: see getScheduler()). */
+  async resume(id: string): Promise<{ readonly known: boolean; readonly next: number | null }> {
+    const store = this.schedulerStore();
+    if (!store.resume) throw new InvalidArgumentError('Queue options.store', 'cannot resume a scheduler', 'use a RedisStore or a MemoryStore');
+    const { outcome, next } = await store.resume(this.queue, validateSchedulerId(id));
+    return { known: outcome !== 'unknown', next };
+  }
+
   /**
    * Adds one job from the scheduler's template now, id `<id>:<now ms>` as a
    * tick's, outside its cadence: the pending tick, the count and the limit
@@ -135,5 +152,6 @@ function toInfo<Data>(record: SchedulerRecord): SchedulerInfo<Data> {
     ...(record.lastTickAt !== undefined && { lastTickAt: record.lastTickAt }),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    paused: record.paused === true,
   };
 }

@@ -22,6 +22,8 @@ export interface UpkeepOptions<Data, Result> {
   readonly running: () => boolean;
   /** The worker is paused (worker.pause()): its heartbeat says so. */
   readonly paused: () => boolean;
+  /** A pause (true) or resume (false) asked of this worker through its queue (queue.pauseWorker). */
+  readonly onRequest: (pause: boolean) => void;
   readonly onReaped: (outcomes: readonly ReapOutcome[]) => void;
   readonly report: (err: unknown, context: string) => void;
 }
@@ -72,7 +74,7 @@ export class Upkeep<Data, Result> {
       onError: (err) => report(err, 'reaping expired leases failed'),
     });
     this.promoter = new Promoter({ store, queue, onError: (err) => report(err, 'promoting delayed jobs failed') });
-    this.heartbeat = new WorkerHeartbeat({ store, queue, workerId: u.workerId, concurrency: o.concurrency, running: () => slots.size, paused: u.paused, report });
+    this.heartbeat = new WorkerHeartbeat({ store, queue, workerId: u.workerId, concurrency: o.concurrency, running: () => slots.size, paused: u.paused, onRequest: u.onRequest, report });
   }
 
   /** The worker hears pushes (Store.onPushed): its claims that run dry may name it to the next add. */

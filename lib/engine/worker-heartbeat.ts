@@ -17,6 +17,8 @@ export interface HeartbeatOptions {
   readonly running: () => number;
   /** The worker is paused (worker.pause()). */
   readonly paused: () => boolean;
+  /** A pause (true) or resume (false) asked through the queue, taken at this beat. */
+  readonly onRequest?: (pause: boolean) => void;
   readonly report: (err: unknown, context: string) => void;
 }
 
@@ -75,6 +77,9 @@ export class WorkerHeartbeat {
     };
     try {
       await this.o.store.beat(this.o.queue, info, WORKER_STALE_MS);
+      // The request rides on the heartbeat: no timer or subscription of its own, answered within WORKER_BEAT_MS.
+      const want = (await this.o.store.takeWorkerRequest?.(this.o.queue, this.o.workerId)) ?? null;
+      if (want !== null && !this.stopped) this.o.onRequest?.(want);
     } catch (err) {
       this.o.report(err, 'the worker heartbeat failed');
     }

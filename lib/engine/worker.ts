@@ -104,6 +104,8 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
       slots: this.slots,
       running: () => this.state === 'running',
       paused: () => this.pauser.isPaused,
+      // queue.pauseWorker(id) / resumeWorker(id), from the dashboard: taken at a heartbeat.
+      onRequest: (pause) => void (pause ? this.pause() : this.resume()).catch((err: unknown) => this.report(err, 'a pause or resume asked through the queue failed')),
       onReaped: (outcomes) => outcomes.forEach(({ id, state }) => this.safeEmit('stalled', id, state)),
       report: (err, context) => this.report(err, context),
     });

@@ -1,15 +1,23 @@
 import { InvalidArgumentError } from '../engine/errors.js';
 import { validateQueueName } from '../engine/names.js';
-import { checkOptions, describe } from '../common/validation.js';
-import { createSpoolClient, type RedisClientLike } from '../store/redis-client.js';
+import { checkOptions, describe, unknownKeys } from '../common/validation.js';
+import { UnknownOptionError } from '../common/errors.js';
+import type { RedisClientLike } from '../store/redis-client.js';
+import { CONNECTION_KEYS, resolveConnection, type HostConnection, type SentinelConnection, type UrlConnection } from '../store/connections/options.js';
+import { openClient } from '../store/connections/open-client.js';
+import { CONNECTION_HINTS } from '../common/option-hints.js';
 import type { Store } from '../store/store.js';
 import { ImportRun } from './import-run.js';
 import { BULL_STATES, DEFAULT_STATES, ReportBuilder, type BullState, type ImportProgress, type ImportReport, type JobNote } from './report.js';
 
 /** Options of `importFromBullMQ()`: where BullMQ's jobs are read, which queues and states, and where they go. */
 export interface ImportFromBullMQOptions {
-  /** BullMQ's Redis: a URL, or a connected node-redis client (left open). Only read, unless removeImported. */
-  readonly from: string | RedisClientLike;
+  /**
+   * BullMQ's Redis: a URL, a connection object as the store takes it (BullMQ's
+   * own `{ host, port, password, tls }` fits; a Sentinel setup too), or a
+   * connected node-redis client (left open). Only read, unless removeImported.
+   */
+  readonly from: string | RedisClientLike | UrlConnection | HostConnection | SentinelConnection;
   /** The BullMQ queue(s) to import, each into the Spool queue of the same name; a flow's queues go in one run. */
   readonly queue: string | readonly string[];
   /** BullMQ's key prefix. Default 'bull'. */
@@ -72,11 +80,7 @@ export async function importFromBullMQ(options: ImportFromBullMQOptions): Promis
   }
   const batchSize = integer(options.batchSize, 'importFromBullMQ options.batchSize', 1, 10_000, 500);
   const noteLimit = integer(options.noteLimit, 'importFromBullMQ options.noteLimit', 0, 1_000_000, 1000);
-  const owned = typeof options.from === 'string';
-  if (!owned && (options.from === null || typeof options.from !== 'object' || typeof options.from.sendCommand !== 'function')) {
-    throw new InvalidArgumentError('importFromBullMQ options.from', `must be a Redis URL or a node-redis client, got ${describe(options.from)}`);
-  }
-  const client = typeof options.from === 'string' ? createSpoolClient(options.from) : options.from;
+  const { client, owned } = sourceClient(options.from);
   if (owned) await client.connect();
   try {
     const builder = new ReportBuilder(options.dryRun === true, noteLimit, options.onNote);
@@ -97,4 +101,23 @@ export async function importFromBullMQ(options: ImportFromBullMQOptions): Promis
   } finally {
     if (owned) await client.close().catch(() => undefined);
   }
+}
+
+/** BullMQ's Redis as a client: made (and owned) for a URL or a connection object, taken as it is when it is one. */
+function sourceClient(from: unknown): { client: RedisClientLike; owned: boolean } {
+  const field = 'importFromBullMQ options.from';
+  if (typeof from === 'string') return { client: openClient(resolveConnection({ url: from }, field)), owned: true };
+  if (typeof from === 'object' && from !== null && typeof (from as { sendCommand?: unknown }).sendCommand === 'function') return { client: from as RedisClientLike, owned: false };
+  const proto: unknown = typeof from === 'object' && from !== null ? Object.getPrototypeOf(from) : undefined;
+  if (proto !== Object.prototype && proto !== null) {
+    throw new InvalidArgumentError(field, `must be a Redis URL, a connection object or a node-redis client, got ${describe(from)}`);
+  }
+  const connection = from as Record<string, unknown>;
+  const unknown = unknownKeys(connection, CONNECTION_KEYS, field, CONNECTION_HINTS);
+  if (unknown.length > 0) throw new UnknownOptionError(unknown);
+  const resolved = resolveConnection(connection, field);
+  if (resolved.kind === 'cluster' || resolved.kind === 'client') {
+    throw new InvalidArgumentError(`${field}.${resolved.kind}`, 'is not taken here', 'BullMQ on Redis Cluster: pass a connected node-redis cluster client as from');
+  }
+  return { client: openClient(resolved), owned: true };
 }

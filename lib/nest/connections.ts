@@ -1,9 +1,9 @@
 import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { SpoolLogger } from '../logger.js';
 import { NatsNotify } from '../notify/nats-notify.js';
-import { RedisStore } from '../store/redis-store.js';
-import { PostgresStore } from '../postgres/postgres-store.js';
+import { RedisStore, type RedisStoreConfig } from '../store/redis-store.js';
 import type { Store } from '../store/store.js';
+import { PostgresStore } from '../postgres/postgres-store.js';
 import { SpoolBootstrapError } from './errors.js';
 import { validateModuleOptions, type QueueModuleOptions, type SpoolConnectionOptions } from './module-options.js';
 import { prefixedName, type ConnectionRef } from './connection-ref.js';
@@ -210,16 +210,17 @@ export class SpoolConnections implements OnModuleInit, OnApplicationShutdown {
 
 /** One connection's store (and NATS adapter, with notify.nats), from its options and the module's. */
 function buildConnection(name: string, spec: SpoolConnectionOptions, root: SpoolRootOptions, logger: SpoolLogger): Built {
-  const { waitForRedis, url, client, cluster, ...rest } = spec;
+  const { waitForRedis, ...rest } = spec;
   const nats = root.notify?.nats;
   // Connections other than the default get subjects (and hint keys) of their own: `<subjectPrefix>.<name>`.
   const subject = name.replace(/[^A-Za-z0-9_-]/g, '_');
   const subjectPrefix = name === DEFAULT_CONNECTION ? nats?.subjectPrefix : `${nats?.subjectPrefix ?? 'spool'}.${subject}`;
   const notify = nats && new NatsNotify({ ...nats, logger, ...(subjectPrefix !== undefined && { subjectPrefix }) });
-  const { postgres, ...redis } = rest;
-  const store = postgres
-    ? new PostgresStore({ ...postgres, ...(notify && { notify }) })
-    : new RedisStore({ ...(client ? { client } : cluster ? { cluster } : { url: url! }), ...redis, logger, ...(notify && { notify }) });
+  // Every shape the module accepts (url, client, cluster, host/port/tls, sentinel) is one the store takes.
+  const store =
+    'postgres' in rest && rest.postgres
+      ? new PostgresStore({ ...rest.postgres, ...(notify && { notify }) })
+      : new RedisStore({ ...rest, logger, ...(notify && { notify }) } as RedisStoreConfig);
   return { store, spec, ...(notify && { notify }), ...(waitForRedis !== undefined && { waitForRedis }) };
 }
 

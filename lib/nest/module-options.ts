@@ -1,8 +1,8 @@
 import type { JobOptions } from '../engine/options.js';
 import type { WorkerOptions } from '../engine/worker-options.js';
 import { PREFIX_PATTERN, PREFIX_RULE } from '../store/keys.js';
-import type { RedisClientLike } from '../store/redis-client.js';
-import type { ClusterClientLike, SpoolClusterOptions } from '../store/cluster-client.js';
+import type { RedisConnection } from '../store/connections/options.js';
+import { resolveConnection } from '../store/connections/options.js';
 import type { Durability } from '../store/store-options.js';
 import { InvalidArgumentError, UnknownOptionError, type UnknownKey } from '../common/errors.js';
 import { CONNECTION_HINTS, JOB_HINTS, MODULE_HINTS, WORKER_HINTS } from '../common/option-hints.js';
@@ -16,21 +16,30 @@ import type { PostgresStoreOptions } from '../postgres/postgres-store.js';
 import { DEFAULT_CONNECTION } from './tokens.js';
 
 /**
- * One Redis server or Redis Cluster: a URL or cluster options (the module
- * opens and closes the client) or your client, single-node or cluster (it
- * stays yours).
+ * One Redis server, Redis Cluster or Sentinel setup, as the engine's
+ * RedisStore takes it: `{ url }`, `{ host, port, username, password, db,
+ * tls }`, `{ cluster }`, `{ sentinel: { name, sentinels } }` (the module
+ * opens and closes the client) or `{ client }` (yours), with the store's
+ * options beside it.
+ *
+ * @example
+ * QueueModule.forRoot({ connection: { host: 'redis.internal', port: 6380, password: process.env.REDIS_PASSWORD, tls: true, prefix: 'billing' } })
  */
-export interface SpoolConnectionOptions {
-  readonly url?: string;
-  /**
-   * PostgreSQL instead of Redis (a PostgresStore; optional peer `pg`):
-   * `{ connectionString }` or `{ pool }` (your node-postgres pool, left open),
-   * with `schema` (default 'spool') and `migrate` (create or upgrade the schema at bootstrap).
-   */
-  readonly postgres?: SpoolPostgresConnection;
-  readonly client?: RedisClientLike | ClusterClientLike;
-  /** Redis Cluster: node-redis createCluster() options, e.g. { rootNodes: [{ url: 'redis://host:7000' }] }. */
-  readonly cluster?: SpoolClusterOptions;
+export type SpoolConnectionOptions = (RedisConnection & SpoolConnectionSettings) | SpoolPostgresConnectionOptions;
+
+/**
+ * PostgreSQL instead of Redis (a PostgresStore; optional peer `pg`):
+ * `{ postgres: { connectionString } }` or `{ postgres: { pool } }` (your node-postgres pool, left open),
+ * with `schema` (default 'spool') and `migrate` (create or upgrade the schema at bootstrap).
+ */
+export interface SpoolPostgresConnectionOptions {
+  readonly postgres: SpoolPostgresConnection;
+  /** Not for PostgreSQL: the bootstrap does not wait for the database (an unreachable one fails it). */
+  readonly waitForRedis?: never;
+}
+
+/** The store options of a module connection (everything beside how Redis is reached). */
+export interface SpoolConnectionSettings {
   /** 'replicated': writes a caller is acknowledged for wait for a replica (WAIT); see docs/operations/cluster.md. Default 'async'. */
   readonly durability?: Durability;
   /** With durability 'replicated': how long one WAIT lasts, in ms. Default 1,000. */
@@ -157,28 +166,13 @@ export function checkConnectionOptions(value: unknown, field: string): void {
 }
 
 function checkConnection(value: unknown, field: string): void {
-  if (!literal(value)) throw new SpoolBootstrapError(field, `must be an object { url }, { cluster } or { client }, got ${describe(value)}`, "e.g. { url: 'redis://127.0.0.1:6379' }");
-  const hasUrl = value.url !== undefined;
-  const hasClient = value.client !== undefined;
-  const hasCluster = value.cluster !== undefined;
+  if (!literal(value)) throw new SpoolBootstrapError(field, `must be an object { url }, { host, port }, { cluster }, { sentinel }, { client } or { postgres }, got ${describe(value)}`, "e.g. { url: 'redis://127.0.0.1:6379' }");
   if (value.postgres !== undefined) return checkPostgres(value, field);
-  if ([hasUrl, hasClient, hasCluster].filter(Boolean).length !== 1) throw new SpoolBootstrapError(field, 'needs exactly one of url, cluster, client and postgres');
-  if (hasCluster && (!plain(value.cluster) || !Array.isArray(value.cluster.rootNodes) || value.cluster.rootNodes.length === 0)) {
-    throw new SpoolBootstrapError(`${field}.cluster`, 'must be node-redis cluster options with rootNodes', "e.g. { cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }] } }");
-  }
-  if (hasUrl) {
-    let protocol = '';
-    try {
-      protocol = new URL(String(value.url)).protocol;
-    } catch {
-      protocol = '';
-    }
-    if (typeof value.url !== 'string' || (protocol !== 'redis:' && protocol !== 'rediss:')) {
-      throw new SpoolBootstrapError(`${field}.url`, `must be a redis:// or rediss:// URL, got ${describe(value.url)}`);
-    }
-  }
-  if (hasClient && (typeof value.client !== 'object' || value.client === null)) {
-    throw new SpoolBootstrapError(`${field}.client`, 'must be a node-redis client');
+  try {
+    resolveConnection(value, field);
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) throw new SpoolBootstrapError(err.field, err.message.slice(err.field.length + 1));
+    throw err;
   }
   if (value.prefix !== undefined && (typeof value.prefix !== 'string' || !PREFIX_PATTERN.test(value.prefix))) {
     throw new SpoolBootstrapError(`${field}.prefix`, `must be ${PREFIX_RULE}, got ${describe(value.prefix)}`);

@@ -68,7 +68,7 @@ export function isClusterClient(value: object): value is ClusterClientLike {
 }
 
 /**
- * A cluster client with Spool's settings, as createSpoolClient() for one node:
+ * A cluster client with Spool's settings, as spoolClientOptions() for one node:
  * endless capped reconnects, no socket or command timeout, no offline queue
  * (a command for a master that is down fails at once with
  * RedisUnavailableError; workers retry, producers decide). Your options win

@@ -1,28 +1,14 @@
 import type { SpoolLogger } from '../logger.js';
 import { CommandTimeoutError, RedisUnavailableError, StoreNotConnectedError } from './errors.js';
-import { clientOptionProblems, createSpoolClient, type RedisClientLike } from './redis-client.js';
+import { clientOptionProblems, type RedisClientLike } from './redis-client.js';
+import type { ResolvedConnection } from './connections/options.js';
+import { openClient } from './connections/open-client.js';
 import type { ScriptRunner } from './script-runner.js';
 import { checkServer } from './server-checks.js';
-import { ClusterClient, createSpoolCluster, isClusterClient, masterClients, type ClusterClientLike, type SpoolClusterOptions } from './cluster-client.js';
+import { ClusterClient, masterClients } from './cluster-client.js';
 import { boundedClient, type ReplyClock } from './reply-clock.js';
 
-/**
- * How the store reaches Redis: a URL, or Redis Cluster options (node-redis
- * `createCluster()` options: the store owns that client), or your client, a
- * single-node or a cluster one (it stays yours).
- */
-export type RedisConnection =
-  | { readonly url: string }
-  | { readonly cluster: SpoolClusterOptions }
-  | { readonly client: RedisClientLike | ClusterClientLike };
-
-/** The client the store talks through: a cluster client is adapted to the one-connection shape. */
-function clientOf(connection: RedisConnection): RedisClientLike {
-  if ('url' in connection) return createSpoolClient(connection.url);
-  if ('cluster' in connection) return createSpoolCluster(connection.cluster);
-  const client = connection.client;
-  return isClusterClient(client) ? new ClusterClient(client) : client;
-}
+export type { RedisConnection } from './connections/options.js';
 
 /** The same client with every command bounded by `clock` (commandTimeoutMs); a cluster's per node. */
 export function withClock(client: RedisClientLike, clock: ReplyClock): RedisClientLike {
@@ -42,7 +28,7 @@ export class CommandConnection {
   private opening: RedisClientLike | undefined;
 
   constructor(
-    private readonly connection: RedisConnection,
+    private readonly connection: ResolvedConnection,
     private readonly runner: ScriptRunner,
     private readonly logger: SpoolLogger,
     private readonly requireNoEviction: boolean,
@@ -51,7 +37,7 @@ export class CommandConnection {
     /** Bounds every command of this connection (commandTimeoutMs); duplicates are not bounded. */
     readonly clock: ReplyClock,
   ) {
-    this.ownsClient = !('client' in connection);
+    this.ownsClient = connection.kind !== 'client';
   }
 
   /** The client is connected and answering (false during an outage). */
@@ -96,7 +82,7 @@ export class CommandConnection {
   }
 
   private async open(wait: boolean): Promise<void> {
-    const raw = clientOf(this.connection);
+    const raw = openClient(this.connection);
     for (const problem of clientOptionProblems(raw)) this.logger.warn(`RedisStore client: ${problem}`);
     const client = withClock(raw, this.clock);
     const onError = (err: Error): void => this.health.lost(`connection lost: ${err.message}`);

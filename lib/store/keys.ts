@@ -78,6 +78,8 @@ export interface QueueKeys {
   readonly imported: string;
   /** A scheduler: its repeat spec, job template and next tick (hash). */
   scheduler(id: string): string;
+  /** A pause or resume asked of one worker (string '1' / '0', expiring): its next heartbeat takes it (GETDEL). */
+  workerRequest(id: string): string;
   /** The decision of one flow add (release or discard), kept in the root's queue. */
   flowDecision(token: string): string;
   /** A job: the envelope fields of one job (hash). */
@@ -198,6 +200,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     schedulerPrefix,
     imported: `${base}:imported`,
     scheduler: (id) => schedulerPrefix + id,
+    workerRequest: (id) => `${base}:worker-request:${id}`,
     flowDecision: (token) => `${base}:flow-decision:${token}`,
     deps: (id) => `${base}:deps:${id}`,
     results: (id) => `${base}:results:${id}`,

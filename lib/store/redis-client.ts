@@ -1,5 +1,13 @@
-import { createClient, ErrorReply } from 'redis';
+import { ErrorReply } from 'redis';
 import { CommandTimeoutError, RedisUnavailableError } from './errors.js';
+
+/**
+ * An event listener, checked bivariantly (a method's parameter): Spool's
+ * listeners take the arguments they know (`(err: Error) => void`), and
+ * node-redis declares `(...args: any[]) => void`; a plain function type
+ * would refuse one or the other.
+ */
+export type RedisEventListener = { listen(...args: unknown[]): void }['listen'];
 
 /**
  * What Spool needs of a node-redis client. A client made by `createClient()`
@@ -16,8 +24,8 @@ export interface RedisClientLike {
   sendCommand(args: readonly string[]): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
   unsubscribe(channel: string, listener?: (message: string, channel: string) => unknown): Promise<unknown>;
-  on(event: string, listener: (...args: never[]) => void): unknown;
-  off(event: string, listener: (...args: never[]) => void): unknown;
+  on(event: string, listener: RedisEventListener): unknown;
+  off(event: string, listener: RedisEventListener): unknown;
 }
 
 /**
@@ -30,8 +38,12 @@ export function reconnectDelay(retries: number): number {
   return base + Math.floor(Math.random() * 100);
 }
 
+/** Socket settings of every client Spool makes (see spoolClientOptions), to merge TLS and an address into. */
+export const SPOOL_SOCKET = { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true } as const;
+
 /**
- * A client for a URL with the settings a job queue needs:
+ * The node-redis options of every client Spool makes (connections/open-client.ts), with `socket`
+ * extended by `extra` (an address, TLS): the settings a job queue needs:
  * - endless reconnects with capped backoff (node-redis's default gives up on
  *   a socket timeout);
  * - no socket timeout and no node-redis command timeout: a subscriber
@@ -47,13 +59,8 @@ export function reconnectDelay(retries: number): number {
  *   once with RedisUnavailableError instead of waiting in memory without
  *   bound. Workers retry their writes themselves (persist), producers decide.
  */
-export function createSpoolClient(url: string): RedisClientLike {
-  return createClient({
-    url,
-    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5000, socketTimeout: undefined, keepAlive: true, noDelay: true },
-    disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
-  }) as unknown as RedisClientLike;
+export function spoolClientOptions<Extra extends object>(extra?: Extra): { socket: typeof SPOOL_SOCKET & Extra; disableOfflineQueue: true; commandOptions: { timeout: 0 } } {
+  return { socket: { ...SPOOL_SOCKET, ...(extra as Extra) }, disableOfflineQueue: true, commandOptions: { timeout: 0 } };
 }
 
 /** The options of a node-redis client that matter here, read defensively (a client passed in may be anything RedisClientLike). */

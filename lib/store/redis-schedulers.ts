@@ -31,6 +31,16 @@ export class RedisSchedulers implements SchedulerStore {
     return Number(await this.host.run('schedulerRemove', queue, [id], id)) === 1;
   }
 
+  async pause(queue: string, id: string): Promise<'paused' | 'already' | 'unknown'> {
+    const code = Number(await this.host.run('schedulerPause', queue, [id], id));
+    return code === 1 ? 'paused' : code === 2 ? 'already' : 'unknown';
+  }
+
+  async resume(queue: string, id: string): Promise<{ outcome: 'resumed' | 'running' | 'unknown'; next: number | null }> {
+    const [code, next] = (await this.host.run('schedulerResume', queue, [id], id)) as [number, string];
+    return { outcome: Number(code) === 1 ? 'resumed' : Number(code) === 2 ? 'running' : 'unknown', next: next === '' ? null : Number(next) };
+  }
+
   async get(queue: string, id: string): Promise<SchedulerRecord | null> {
     const hash = decodeHash((await this.host.client('getScheduler').sendCommand(['HGETALL', this.host.keysOf(queue).scheduler(id)])) as RawReply);
     return decodeScheduler(id, hash);
@@ -67,6 +77,7 @@ export function decodeScheduler(id: string, h: Record<string, string>): Schedule
     times: h.ts ? h.ts.split(',').map(Number) : [],
     count: num(h.count) ?? 0,
     skipped: num(h.skipped) ?? 0,
+    ...(h.paused === '1' && { paused: true }),
     ...(h.last !== undefined && { lastJobId: h.last }),
     ...(h.lastAt !== undefined && { lastTickAt: Number(h.lastAt) }),
     createdAt: num(h.createdAt) ?? 0,

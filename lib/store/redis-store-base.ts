@@ -184,6 +184,16 @@ export class RedisStoreBase implements AsyncDisposable {
     return refused;
   }
 
+  /** A request waits a minute at most: a worker gone meanwhile never takes it. */
+  async requestWorker(queue: string, id: string, paused: boolean): Promise<void> {
+    await this.call('requestWorker()').sendCommand(['SET', this.keysOf(queue).workerRequest(id), paused ? '1' : '0', 'PX', '60000']);
+  }
+
+  async takeWorkerRequest(queue: string, id: string): Promise<boolean | null> {
+    const reply = await this.call('takeWorkerRequest()').sendCommand(['GETDEL', this.keysOf(queue).workerRequest(id)]);
+    return reply === null || reply === undefined ? null : String(reply) === '1';
+  }
+
   /** The queue's event stream: length, the maxLen it is trimmed to, and its oldest entry's time. */
   eventStream(queue: string): Promise<EventStreamInfo> {
     const keys = this.keysOf(queue);

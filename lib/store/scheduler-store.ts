@@ -39,6 +39,8 @@ export interface SchedulerRecord {
   readonly lastTickAt?: number;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Stopped by pause() until resume(): no pending tick. */
+  readonly paused?: boolean;
 }
 
 /**
@@ -55,4 +57,8 @@ export interface SchedulerStore {
   get(queue: string, id: string): Promise<SchedulerRecord | null>;
   /** Every scheduler of the queue, by id. */
   list(queue: string): Promise<SchedulerRecord[]>;
+  /** Stops a scheduler, keeping it (its pending tick goes): 'paused', 'already', or 'unknown'. Optional: a store without it cannot pause one. */
+  pause?(queue: string, id: string): Promise<'paused' | 'already' | 'unknown'>;
+  /** Arms a paused scheduler's next tick after now: the outcome and that tick's time. */
+  resume?(queue: string, id: string): Promise<{ readonly outcome: 'resumed' | 'running' | 'unknown'; readonly next: number | null }>;
 }

@@ -86,6 +86,8 @@ export const SCRIPTS = {
   },
   schedulerRefill: { file: 'scheduler-refill', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id', 'spec', 'tick times'] },
   schedulerRemove: { file: 'scheduler-remove', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id'] },
+  schedulerPause: { file: 'scheduler-pause', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id'] },
+  schedulerResume: { file: 'scheduler-resume', queue: true, keys: ['schedulers', 'scheduler'], argv: ['scheduler id'] },
   // Operations on many jobs (lib/engine/dead-letters.ts): pages, bulk moves, purge.
   page: {
     file: 'page', queue: true, keys: [], rest: 'the index to page',

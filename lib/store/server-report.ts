@@ -173,6 +173,7 @@ export function roleCommands(role: AclRole, keys: { readonly meta: string; reado
     ['PUBLISH', channels.sched, 'm'],
   ];
   if (role === 'producer') return scripts;
-  if (role === 'worker') return [...scripts, ['SUBSCRIBE', channels.sched], ['SUBSCRIBE', channels.owls], ['SUBSCRIBE', channels.done]];
+  // GETDEL: each heartbeat takes a pause or resume asked of the worker (redis-store-base takeWorkerRequest).
+  if (role === 'worker') return [...scripts, ['GETDEL', k], ['SUBSCRIBE', channels.sched], ['SUBSCRIBE', channels.owls], ['SUBSCRIBE', channels.done]];
   return [...scripts, ['SCAN', '0', 'MATCH', `{${prefix}:*`], ['XREAD', 'COUNT', '1', 'STREAMS', keys.events, '0'], ['SUBSCRIBE', channels.done]];
 }

@@ -28,6 +28,16 @@ export class ShardedSchedulers implements SchedulerStore {
     return this.base.remove(await this.home(queue), id);
   }
 
+  async pause(queue: string, id: string): Promise<'paused' | 'already' | 'unknown'> {
+    if (!this.base.pause) return 'unknown';
+    return this.base.pause(await this.home(queue), id);
+  }
+
+  async resume(queue: string, id: string): Promise<{ readonly outcome: 'resumed' | 'running' | 'unknown'; readonly next: number | null }> {
+    if (!this.base.resume) return { outcome: 'unknown', next: null };
+    return this.base.resume(await this.home(queue), id);
+  }
+
   async get(queue: string, id: string): Promise<SchedulerRecord | null> {
     return this.base.get(await this.home(queue), id);
   }

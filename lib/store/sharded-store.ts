@@ -250,6 +250,14 @@ export class ShardedStore extends ShardedChanges implements Store {
     return this.base.forgetWorker(queue === this.queue ? await this.at(0) : queue, id);
   }
 
+  async requestWorker(queue: string, id: string, paused: boolean): Promise<void> {
+    await this.base.requestWorker?.(queue === this.queue ? await this.at(0) : queue, id, paused);
+  }
+
+  async takeWorkerRequest(queue: string, id: string): Promise<boolean | null> {
+    return (await this.base.takeWorkerRequest?.(queue === this.queue ? await this.at(0) : queue, id)) ?? null;
+  }
+
   async listWorkers(queue: string, staleMs: number): Promise<WorkerInfo[]> {
     return this.base.listWorkers(queue === this.queue ? await this.at(0) : queue, staleMs);
   }

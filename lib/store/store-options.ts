@@ -3,13 +3,12 @@ import { CONNECTION_HINTS } from '../common/option-hints.js';
 import { assertPlainObject, describe, unknownKeys } from '../common/validation.js';
 import type { SpoolLogger } from '../logger.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
-import type { RedisConnection } from './command-connection.js';
+import { CONNECTION_KEYS, resolveConnection, type RedisConnection, type ResolvedConnection } from './connections/options.js';
 import { PREFIX_PATTERN, PREFIX_RULE } from './keys.js';
-import type { RedisClientLike } from './redis-client.js';
-import type { SpoolClusterOptions } from './cluster-client.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './reply-clock.js';
 
-export type { RedisConnection } from './command-connection.js';
+export type { RedisConnection } from './connections/options.js';
+export { CONNECTION_KEYS };
 
 /** How `connect()` behaves when Redis cannot be reached yet. */
 export interface ConnectOptions {
@@ -71,13 +70,11 @@ export type Durability = 'async' | 'replicated';
  */
 export type RedisStoreConfig = RedisConnection & RedisStoreOptions;
 
-/** Keys of the connection part. */
-export const CONNECTION_KEYS = ['url', 'client', 'cluster'] as const;
 /** Keys of the options part, also accepted in the one-object form. */
 export const STORE_OPTION_KEYS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs', 'outageLogInterval', 'notify', 'durability', 'replicationTimeoutMs', 'commandTimeoutMs'] as const;
 
 export interface ResolvedStoreConfig {
-  readonly connection: RedisConnection;
+  readonly connection: ResolvedConnection;
   readonly prefix: string;
   readonly logger?: SpoolLogger;
   readonly requireNoEviction: boolean;
@@ -113,19 +110,7 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
     }
   }
   const merged: Record<string, unknown> = { ...first, ...second };
-  const hasUrl = merged.url !== undefined;
-  const hasClient = merged.client !== undefined;
-  const hasCluster = merged.cluster !== undefined;
-  if ([hasUrl, hasClient, hasCluster].filter(Boolean).length > 1) {
-    throw new InvalidArgumentError('RedisStore connection', `has both ${['url', 'client', 'cluster'].filter((k) => merged[k] !== undefined).join(' and ')}`, 'pass one of them');
-  }
-  if (hasCluster) assertClusterOptions(merged.cluster);
-  if (!hasClient && !hasCluster && typeof merged.url !== 'string') {
-    throw new InvalidArgumentError('RedisStore connection', hasUrl ? `url must be a string, got ${describe(merged.url)}` : 'needs a url, a cluster or a client', "pass { url: 'redis://host:6379' }, { cluster: { rootNodes: [{ url: 'redis://host:7000' }] } } or { client } (a node-redis client)");
-  }
-  if (hasClient && (typeof merged.client !== 'object' || merged.client === null)) {
-    throw new InvalidArgumentError('RedisStore connection.client', `must be a node-redis client, got ${describe(merged.client)}`);
-  }
+  const connection = resolveConnection(merged, 'RedisStore connection');
   const prefix = merged.prefix ?? 'spool';
   if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
     throw new InvalidArgumentError('RedisStore options.prefix', `${describe(prefix)} is invalid`, `use ${PREFIX_RULE}`);
@@ -163,11 +148,7 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
   const logger = merged.logger as SpoolLogger | undefined;
   const notify = merged.notify as NotifyAdapter | undefined;
   return {
-    connection: hasClient
-      ? { client: merged.client as RedisClientLike }
-      : hasCluster
-        ? { cluster: merged.cluster as SpoolClusterOptions }
-        : { url: merged.url as string },
+    connection,
     prefix,
     ...(logger !== undefined && { logger }),
     requireNoEviction: merged.requireNoEviction === true,
@@ -178,15 +159,4 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
     replicationTimeoutMs,
     commandTimeoutMs,
   };
-}
-
-function assertClusterOptions(cluster: unknown): void {
-  const fix = "pass { cluster: { rootNodes: [{ url: 'redis://host:7000' }, ...] } } (node-redis createCluster options)";
-  if (typeof cluster !== 'object' || cluster === null || Array.isArray(cluster)) {
-    throw new InvalidArgumentError('RedisStore connection.cluster', `must be node-redis cluster options, got ${describe(cluster)}`, fix);
-  }
-  const rootNodes = (cluster as { rootNodes?: unknown }).rootNodes;
-  if (!Array.isArray(rootNodes) || rootNodes.length === 0) {
-    throw new InvalidArgumentError('RedisStore connection.cluster.rootNodes', `must be a non-empty array of node options, got ${describe(rootNodes)}`, fix);
-  }
 }

@@ -9,7 +9,7 @@ export type { Completion, CompletionStatus, CompleteManyOutcome } from './comple
 import type { AddFlowOutcome, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode } from './flow-records.js';
 export type { AddFlowOutcome, ChildFailure, ChildRef, ChildrenRecord, DeliverOutcome, NewFlowNode, StoredFailurePolicy } from './flow-records.js';
 import type { GroupLimits, GroupState, QueueLimits } from './limit-records.js';
-import type { WorkerRegistry } from './worker-registry.js';
+import type { WorkerRegistry, WorkerRequests } from './worker-registry.js';
 import type { JobChanges } from './job-changes.js';
 export type { DrainQuery, DrainStep, JobChange, JobChangeKind, JobChangeOutcome, JobChanges, ObliterateOutcome } from './job-changes.js';
 import type { AddBatchOutcome, NewJob } from './add-records.js';
@@ -18,7 +18,7 @@ import type { ImportedJob, ImportOutcome } from './import-records.js';
 import type { TransactionClient } from './transaction.js';
 export type { EnqueueOptions, TransactionClient } from './transaction.js';
 export type { ImportedJob, ImportOutcome, ImportState } from './import-records.js';
-export type { WorkerBeat, WorkerInfo, WorkerRegistry } from './worker-registry.js';
+export type { WorkerBeat, WorkerInfo, WorkerRegistry, WorkerRequests } from './worker-registry.js';
 export type { GroupLimits, GroupState, QueueLimits, RateLimit } from './limit-records.js';
 
 /**
@@ -184,7 +184,7 @@ export type JobCounts = Record<JobState, number> & { readonly paused: number };
  * cancel, redrive) also tells its parent before it resolves: how is the
  * store's business (Redis: an outbox, because a flow spans hash slots).
  */
-export interface Store extends WorkerRegistry, JobChanges {
+export interface Store extends WorkerRegistry, Partial<WorkerRequests>, JobChanges {
   readonly notify: NotifyAdapter;
   /** The time the store's transitions use, when it is not the system's (MemoryStore); the engine's timers follow it. */
   readonly clock?: Clock;

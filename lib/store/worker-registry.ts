@@ -38,6 +38,17 @@ export interface WorkerRegistry {
   listWorkers(queue: string, staleMs: number): Promise<WorkerInfo[]>;
 }
 
+/**
+ * Pausing one worker from elsewhere (the dashboard): the request waits for
+ * the worker's next heartbeat, which takes it. Optional on a Store.
+ */
+export interface WorkerRequests {
+  /** Asks worker `id` to pause (true) or resume (false); a later request replaces an earlier one. */
+  requestWorker(queue: string, id: string, paused: boolean): Promise<void>;
+  /** The request waiting for worker `id`, taken off as it is read; null when none. */
+  takeWorkerRequest(queue: string, id: string): Promise<boolean | null>;
+}
+
 /** A stored heartbeat read back, or undefined when it is not one (a hand-edited key): it is left out. */
 export function decodeWorker(id: string, json: string): WorkerInfo | undefined {
   const v = parseJsonObject(json);

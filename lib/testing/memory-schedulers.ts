@@ -39,6 +39,8 @@ export interface MemScheduler {
   skipped: number;
   next: number | null;
   starved: boolean;
+  /** scheduler-pause.lua: kept, no pending tick until resumed. */
+  paused?: boolean;
   last?: string;
   lastAt?: number;
   readonly createdAt: number;
@@ -187,6 +189,7 @@ function record(id: string, h: MemScheduler): SchedulerRecord {
     ...(h.lastAt !== undefined && { lastTickAt: h.lastAt }),
     createdAt: h.createdAt,
     updatedAt: h.updatedAt,
+    ...(h.paused && { paused: true }),
   };
 }
 
@@ -229,7 +232,7 @@ export class MemorySchedulers implements SchedulerStore {
         last = t;
         added += 1;
       }
-      if (h.starved && this.ticking) {
+      if (h.starved && this.ticking && !h.paused) {
         if (h.times.length === 0) {
           [h.next, h.starved] = [null, false];
           ctx.q.schedIndex.add(id, Infinity);
@@ -250,6 +253,37 @@ export class MemorySchedulers implements SchedulerStore {
       const known = q.schedulers.delete(id) || indexed;
       if (h?.next != null) dropPending(q, id, h.next);
       return known;
+    });
+  }
+
+  /** scheduler-pause.lua: the pending tick goes (while delayed); nothing is armed until resume. */
+  pause(queue: string, id: string): Promise<'paused' | 'already' | 'unknown'> {
+    return this.run('pauseScheduler', queue, ({ q }) => {
+      const h = q.schedulers.get(id);
+      if (!h) return 'unknown';
+      if (h.paused) return 'already';
+      if (h.next !== null) {
+        dropPending(q, id, h.next);
+        // The pending tick's time goes back to the list: a resume before it arms it again.
+        if (h.kind === 'cron') h.times.unshift(h.next);
+      }
+      [h.paused, h.next] = [true, null];
+      q.schedIndex.add(id, Infinity);
+      return 'paused';
+    });
+  }
+
+  /** scheduler-resume.lua: the next tick after now is armed; ticks that fell while paused do not run. */
+  resume(queue: string, id: string): Promise<{ outcome: 'resumed' | 'running' | 'unknown'; next: number | null }> {
+    return this.run('resumeScheduler', queue, (ctx) => {
+      const h = ctx.q.schedulers.get(id);
+      if (!h) return { outcome: 'unknown' as const, next: null };
+      if (!h.paused) return { outcome: 'running' as const, next: h.next };
+      h.paused = false;
+      if (!this.ticking) return { outcome: 'resumed' as const, next: null };
+      const [next] = arm(ctx, id, h);
+      if (next !== null) announceDelayed(ctx, `${id}:${next}`, next - ctx.now);
+      return { outcome: 'resumed' as const, next };
     });
   }
 

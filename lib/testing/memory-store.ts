@@ -221,6 +221,10 @@ export class MemoryStore implements S.Store {
   progress(queue: string, lease: S.Lease, progress: string): Promise<boolean> { return this.run('progress', queue, (ctx) => recordProgress(ctx, lease, progress)); }
   updateData(queue: string, lease: S.Lease, data: string): Promise<boolean> { return this.run('updateData', queue, (ctx) => recordData(ctx, lease, data)); }
   beat(queue: string, worker: S.WorkerBeat, staleMs: number): Promise<void> { return this.run('beat', queue, (ctx) => this.workers.beat(queue, worker, staleMs, ctx.now)); }
+  requestWorker(queue: string, id: string, paused: boolean): Promise<void> { return this.run('requestWorker', queue, () => void this.workers.requests.set(`${queue}\n${id}`, paused)); }
+  takeWorkerRequest(queue: string, id: string): Promise<boolean | null> {
+    return this.run('takeWorkerRequest', queue, () => { const key = `${queue}\n${id}`; const want = this.workers.requests.get(key) ?? null; this.workers.requests.delete(key); return want; });
+  }
   forgetWorker(queue: string, id: string): Promise<void> { return this.run('forgetWorker', queue, () => this.workers.forget(queue, id)); }
   listWorkers(queue: string, staleMs: number): Promise<S.WorkerInfo[]> { return this.run('listWorkers', queue, (ctx) => this.workers.list(queue, staleMs, ctx.now)); }
 

@@ -11,6 +11,9 @@ export class MemoryWorkers {
     for (const [id, w] of workers) if (w.seenAt < now - staleMs) workers.delete(id);
   }
 
+  /** Pause (true) / resume (false) requests waiting for a worker's heartbeat, by queue and worker id. */
+  readonly requests = new Map<string, boolean>();
+
   forget(queue: string, id: string): void {
     this.byQueue.get(queue)?.delete(id);
   }

@@ -41,6 +41,15 @@ describe('spool schedulers / metrics / workers', () => {
     expect(await reports.getJob(jobId)).toMatchObject({ name: 'digest', data: { to: 'ops' }, state: 'waiting' });
     expect((await reports.getScheduler('digest'))!.next).toBe(next);
 
+    const paused = await runCli(['schedulers', 'reports', 'pause', 'digest', '--yes'], env);
+    expect(paused).toMatchObject({ code: 0, stdout: 'paused scheduler "digest" of reports\n' });
+    expect((await reports.getScheduler('digest'))).toMatchObject({ paused: true, next: null });
+    expect((await runCli(['schedulers', 'reports'], env)).stdout.split('\n').find((l) => l.includes('digest'))).toMatch(/│ paused /);
+    const resumed = await runCli(['schedulers', 'reports', 'resume', 'digest'], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/^resumed scheduler "digest" of reports: next tick in \d+[mhd]\n$/);
+    expect((await reports.getScheduler('digest'))!.next).toBe(next);
+
     const unknown = await runCli(['schedulers', 'reports', 'remove', 'nightly', '-y'], env);
     expect(unknown.code).toBe(1);
     expectCleanError(unknown, /no scheduler "nightly" in queue "reports": beat, digest/);

@@ -1,6 +1,6 @@
 import { createCluster } from 'redis';
 import { readFileSync } from 'node:fs';
-import { FlowProducer, Queue, QueueEvents, RateLimitedError, RedisStore, Worker } from '../../lib/index.js';
+import { checkDeployment, FlowProducer, Queue, QueueEvents, RateLimitedError, RedisStore, Worker } from '../../lib/index.js';
 import { SpoolConnections } from '../../lib/nest/connections.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { keySlot, RedisCluster } from '../helpers/redis-cluster.mjs';
@@ -31,6 +31,25 @@ describe('RedisStore on Redis Cluster', () => {
     }
     return [...byPort.values()].flat();
   }
+
+  it('reports the cluster for the dashboard and doctor: every node with its role and slots; masters without a replica warned', async () => {
+    const store = new RedisStore({ cluster: { rootNodes: cluster.rootNodes }, prefix: uniquePrefix('c-report'), logger: silentLogger });
+    await store.connect();
+    try {
+      const report = await store.serverReport();
+      const masters = await cluster.masters();
+      expect(report.cluster?.state).toBe('ok');
+      expect(report.cluster!.nodes.map((n) => [n.address, n.role]).sort()).toEqual(masters.map((m) => [`127.0.0.1:${m.port}`, 'master']).sort());
+      expect(report.cluster!.nodes.every((n) => /^\d+-\d+/.test(n.slots) && n.trouble.length === 0)).toBe(true);
+      const findings = await checkDeployment(store);
+      expect(findings.filter((f) => f.check === 'cluster').map((f) => [f.severity, f.message])).toEqual([
+        ['warn', expect.stringMatching(/^masters 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+ have no replica/)],
+        ['ok', '3 masters, 0 replicas, all slots served'],
+      ]);
+    } finally {
+      await store.disconnect();
+    }
+  });
 
   it('runs jobs of queues on every master, lists them all, counts and verifies them', async () => {
     const prefix = uniquePrefix('c');
@@ -190,9 +209,9 @@ describe('RedisStore on Redis Cluster', () => {
     }
   });
 
-  it('README "Redis Cluster" connection example, as written', async () => {
-    const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = README.slice(README.indexOf('## Redis Cluster'), README.indexOf('## Soak'));
+  it('docs/operations/cluster.md connection example, as written', async () => {
+    const page = readFileSync(new URL('../../docs/operations/cluster.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Redis Cluster'), page.indexOf('## Sharded queues'));
     expect(section).toContain("const store = new RedisStore({\n  cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }, { url: 'redis://10.0.0.2:7000' }] },\n  prefix: 'app',\n});");
     // The same, with this test's cluster for the addresses.
     const store = new RedisStore({

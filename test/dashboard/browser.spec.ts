@@ -158,8 +158,129 @@ describe('dashboard in a real browser (sample app, chromium)', () => {
     await Promise.all(Array.from({ length: 5 }, (_, i) => emails.add('send', { to: `u${i}@example.com`, subject: 'hi' })));
     await waitFor(async () => (await emails.getMetrics()).lastHour.completed >= 6, { timeout: 10_000, message: 'sends completed' });
     await page.goto(url);
-    expect(await page.locator('tr[data-queue="emails"] .legend').innerText()).toMatch(/^\d+ done · \d+ failed \/h$/);
+    expect(await page.locator('tr[data-queue="emails"] .legend').innerText()).toMatch(/^\d+ done · \d+ failed attempts$/);
     expect(await page.locator('tr[data-queue="emails"] svg rect.ok').count()).toBe(60);
     await page.screenshot({ path: join(SHOTS, 'overview.png'), fullPage: true });
+  });
+
+  async function accept(click: () => Promise<void>): Promise<string[]> {
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.accept();
+    });
+    await click();
+    await page.waitForSelector('#flash:not([hidden])');
+    return asked;
+  }
+
+  it('lists completed jobs with their duration and result, and active ones with progress', async () => {
+    await page.goto(`${url}/default/emails?state=completed`);
+    const head = await page.locator('table.jobs thead th').allInnerTexts();
+    expect(head.slice(-2).map((t) => t.toLowerCase())).toEqual(['duration', 'result']);
+    const first = page.locator('table.jobs tbody tr').first();
+    expect(await first.locator('td.num').last().innerText()).toMatch(/^\d+ ms$|^\d+ s$/);
+    expect(await first.locator('code.result').count()).toBe(1);
+    await page.screenshot({ path: join(SHOTS, 'queue-completed.png'), fullPage: true });
+  });
+
+  it('Schedulers page: lists a scheduler, runs it now and removes it, each confirmed', async () => {
+    const reports = app.get<Queue>(getQueueToken('reports'), { strict: false });
+    await reports.upsertScheduler('nightly-digest', { cron: '0 2 * * *', tz: 'Europe/Paris', limit: 30 }, { name: 'digest', data: { to: 'ops@example.com' } });
+    await page.goto(`${url}/default/reports`);
+    await page.locator('nav.subnav a', { hasText: 'Schedulers' }).click();
+    const row = page.locator('tr[data-scheduler="nightly-digest"]');
+    expect(await row.locator('td').nth(2).innerText()).toBe('cron 0 2 * * *');
+    expect(await row.locator('td').nth(3).innerText()).toBe('Europe/Paris');
+    expect(await row.locator('td').nth(4).innerText()).toMatch(/^in \d+ (h|min)/);
+    expect(await row.locator('td').nth(7).innerText()).toBe('0 of 30 ticks');
+    const pausing = await accept(() => row.getByRole('button', { name: 'Pause' }).click());
+    expect(pausing).toEqual(['Pause scheduler "nightly-digest" of reports? Its pending tick is dropped and nothing ticks until you resume it.']);
+    expect(await page.locator('#flash').innerText()).toBe('Paused scheduler nightly-digest of reports');
+    expect(await reports.getScheduler('nightly-digest')).toMatchObject({ paused: true, next: null });
+    expect(await row.locator('td').nth(4).innerText()).toBe('paused');
+    await page.screenshot({ path: join(SHOTS, 'schedulers.png'), fullPage: true });
+    await accept(() => row.getByRole('button', { name: 'Resume' }).click());
+    expect(await page.locator('#flash').innerText()).toBe('Resumed scheduler nightly-digest of reports');
+    expect((await reports.getScheduler('nightly-digest'))!.next).toBeGreaterThan(Date.now());
+    const asked = await accept(() => row.getByRole('button', { name: 'Run now' }).click());
+    expect(asked).toEqual(['Add one "digest" job of scheduler "nightly-digest" to reports now? Its next tick stays as it is.']);
+    const flash = await page.locator('#flash').innerText();
+    const id = /^Added job (\S+) of scheduler nightly-digest to reports$/.exec(flash)?.[1];
+    expect(id).toMatch(/^nightly-digest:\d+$/);
+    await waitFor(async () => (await reports.getJob(id!)) !== null, { message: 'the run-now job' });
+    const removed = await accept(() => page.locator('tr[data-scheduler="nightly-digest"]').getByRole('button', { name: 'Remove' }).click());
+    expect(removed[0]).toMatch(/^Remove scheduler "nightly-digest" of reports/);
+    expect(await page.locator('#flash').innerText()).toBe('Removed scheduler nightly-digest of reports');
+    expect(await reports.getSchedulers()).toEqual([]);
+  });
+
+  it('Metrics page: figures and two charts with axes in their units', async () => {
+    await page.goto(`${url}/default/emails/metrics`);
+    const figures = await page.locator('.figure').allInnerTexts();
+    expect(figures.some((f) => /Completed \/h\s*\n\s*\d+/.test(f))).toBe(true);
+    expect(figures.some((f) => f.includes('Failed attempts /h') && /retried, \d+ dead-lettered \(jobs\)/.test(f))).toBe(true);
+    expect(await page.locator('figure.mchart').count()).toBe(2);
+    const throughput = page.locator('figure.mchart').first();
+    expect(await throughput.locator('figcaption').innerText()).toContain('Throughput per minute');
+    expect((await throughput.locator('svg text').allTextContents()).filter((t) => t.endsWith('/min')).length).toBeGreaterThanOrEqual(2);
+    expect((await throughput.locator('svg text').allTextContents()).filter((t) => /^\d\d:\d\d$/.test(t)).length).toBeGreaterThanOrEqual(5);
+    const durations = page.locator('figure.mchart').nth(1);
+    expect((await durations.locator('svg text').allTextContents()).some((t) => / ms$| s$/.test(t))).toBe(true);
+    expect(await durations.locator('polyline.p50').count()).toBe(1);
+    await page.screenshot({ path: join(SHOTS, 'metrics.png'), fullPage: true });
+  });
+
+  it('Workers page: every worker with host, pid, concurrency and busy slots; one queue\'s from its page', async () => {
+    const workers = await emails.getWorkers();
+    await page.goto(`${url}/_workers`);
+    const queues = await page.locator('table.workers tbody tr td:first-child').allInnerTexts();
+    expect([...new Set(queues)]).toEqual(['emails', 'orders', 'reports', 'warehouse']);
+    const row = page.locator(`tr[data-worker="${workers[0]!.id}"] td`);
+    expect((await row.allInnerTexts()).slice(2, 5)).toEqual([workers[0]!.hostname, String(workers[0]!.pid), String(workers[0]!.concurrency)]);
+    await page.screenshot({ path: join(SHOTS, 'workers.png'), fullPage: true });
+    await page.goto(`${url}/default/emails`);
+    await page.locator('nav.subnav a', { hasText: 'Workers' }).click();
+    expect(await page.locator('h1').innerText()).toBe('Workers of emails');
+    expect(await page.locator('table.workers tbody tr').count()).toBe(workers.length);
+
+    // Pause one worker: confirmed, posted with the CSRF token, taken by the worker at its next heartbeat.
+    const id = workers[0]!.id;
+    const asked = await accept(() => page.locator(`tr[data-worker="${id}"]`).getByRole('button', { name: 'Pause' }).click());
+    expect(asked[0]).toMatch(new RegExp(`^Pause worker ${id} of emails \\(.+, pid \\d+\\)\\? Within 5 s it takes no new job`));
+    expect(await page.locator('#flash').innerText()).toBe(`Asked worker ${id} of emails to pause (it does so at its next heartbeat, within 5 s)`);
+    await waitFor(async () => (await emails.getWorkers()).find((w) => w.id === id)?.paused === true, { timeout: 8000, message: 'the worker paused' });
+    await page.reload();
+    expect(await page.locator(`tr[data-worker="${id}"] .badge`).innerText()).toBe('paused');
+    await page.screenshot({ path: join(SHOTS, 'workers-paused.png'), fullPage: true });
+    await accept(() => page.locator(`tr[data-worker="${id}"]`).getByRole('button', { name: 'Resume' }).click());
+    expect(await page.locator('#flash').innerText()).toBe(`Asked worker ${id} of emails to resume (it does so at its next heartbeat, within 5 s)`);
+    await waitFor(async () => (await emails.getWorkers()).find((w) => w.id === id)?.paused === false, { timeout: 8000, message: 'the worker running again' });
+  }, 30_000);
+
+  it('Redis page: version, memory and policy, clients, keys, clock', async () => {
+    await page.goto(url);
+    await page.locator('nav.pages a', { hasText: 'Redis' }).click();
+    const facts = await page.locator('section.redis dl.facts').innerText();
+    expect(facts).toMatch(/Version\s+\d+\.\d+\.\d+ \(standalone\)/);
+    expect(facts).toMatch(/Eviction policy\s+noeviction/);
+    expect(facts).toMatch(/Connected clients\s+\d+/);
+    expect(facts).toMatch(/this app's 4 queue\(s\) hold ≈ [\d,]+ job keys/);
+    expect(facts).toMatch(/Clock\s+Redis \d+ ms (ahead of|behind) this host/);
+    await page.screenshot({ path: join(SHOTS, 'redis.png'), fullPage: true });
+  });
+
+  it('follows prefers-color-scheme: dark', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await page.goto(url);
+      const bg = await page.locator('body').evaluate((el) => (el.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
+      expect(bg).toBe('rgb(20, 24, 32)');
+      await page.screenshot({ path: join(SHOTS, 'overview-dark.png'), fullPage: true });
+      await page.goto(`${url}/default/emails/metrics`);
+      await page.screenshot({ path: join(SHOTS, 'metrics-dark.png'), fullPage: true });
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
   });
 });

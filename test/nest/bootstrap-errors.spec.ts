@@ -117,8 +117,8 @@ describe('bootstrap errors', () => {
   it.each([
     ['no connection', {}, 'QueueModule options.connection is required'],
     ['a bad URL', { connection: { url: 'http://localhost' } }, 'QueueModule options.connection.url must be a redis:// or rediss:// URL'],
-    ['url and client together', { connection: { url: 'redis://x', client: {} } }, 'QueueModule options.connection needs exactly one of url, cluster, client and postgres'],
-    ['cluster without rootNodes', { connection: { cluster: {} } }, 'QueueModule options.connection.cluster must be node-redis cluster options with rootNodes'],
+    ['url and client together', { connection: { url: 'redis://x', client: {} } }, 'QueueModule options.connection has both url and client: pass one way to reach Redis'],
+    ['cluster without rootNodes', { connection: { cluster: {} } }, 'QueueModule options.connection.cluster.rootNodes must be a non-empty array of node options, got undefined'],
     ['a typo', { connection: { url: 'redis://127.0.0.1:1' }, worker: {} }, 'QueueModule options.worker is not an option'],
     ['a bad prefix', { connection: { url: 'redis://127.0.0.1:1', prefix: 'a{b}' } }, 'QueueModule options.connection.prefix must be 1-64 characters'],
     ['a bad named connection', { connection: { url: 'redis://127.0.0.1:1' }, connections: { analytics: { url: 'nope' } } }, 'QueueModule options.connections.analytics.url'],

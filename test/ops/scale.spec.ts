@@ -83,7 +83,7 @@ describe('dead letters at scale (100,000 retained)', () => {
     const ms = scripts.map((e) => Number(e[2]) / 1000).sort((x, y) => x - y);
     process.stdout.write(`purge of ${TOTAL} dead letters: ${scripts.length} script calls over 1 ms, median ${ms[ms.length >> 1]} p90 ${ms[Math.floor(ms.length * 0.9)]} longest ${longestMs.toFixed(2)} ms\n`);
     // The aim is no call over ~10 ms. Wall time on a shared, loaded host has outliers, so the
-    // typical call is held to it here and the longest is reported (bench/README.md has a figure).
+    // typical call is held to it here and the longest is reported (bench/README.md or its lab notes, bench/notes/history.md, have a figure).
     expect(ms[ms.length >> 1] ?? 0).toBeLessThan(10);
     expect(await queue.getCounts()).toMatchObject({ failed: 0 });
     // The name/reason indexes are gone with their jobs (only the set naming them stays, for verify()).

@@ -5,7 +5,7 @@ import { cliEnv, runCli } from '../cli/cli.js';
 
 const SECTION = readFileSync(new URL('../../docs/operations/cli.md', import.meta.url), 'utf8');
 
-/** The README "Command line" section: its commands exist, its table is what counts prints, its listQueues example runs. */
+/** docs/operations/cli.md "Command line" section: its commands exist, its table is what counts prints, its listQueues example runs. */
 describe('README command line', () => {
   const h = engineHarness();
 

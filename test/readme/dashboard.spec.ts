@@ -7,7 +7,7 @@ import { redisUrl, uniquePrefix } from '../helpers/store.js';
 
 const process = { env: { REDIS_URL: redisUrl(), DASHBOARD_CSRF_SECRET: 'a-secret-of-32-characters-or-so!' } };
 
-/** The README "Dashboard" example, as written there (the URL comes from the harness, a prefix keeps the test's keys apart). */
+/** docs/operations/dashboard.md "Dashboard" example, as written there (the URL comes from the harness, a prefix keeps the test's keys apart). */
 @Injectable()
 export class AdminGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {

@@ -7,8 +7,8 @@ import { RedisServer } from '../helpers/redis-server.mjs';
 import { uniquePrefix } from '../helpers/store.js';
 
 /**
- * The README sections "Errors over HTTP" and "Deployment", as written there:
- * the role switch becomes a function of the role (the README reads
+ * docs/reference/errors.md and docs/operations/deployment.md "Errors over HTTP" and "Deployment", as written there:
+ * the role switch becomes a function of the role (the page reads
  * process.env.ROLE once), REDIS_URL and the prefix come from the test.
  */
 @Processor('emails')

@@ -3,7 +3,7 @@ import { nextEvent } from '../helpers/wait-for.js';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 
 /**
- * The README "The engine in one example", as written there: only the URL and
+ * docs/guide/concepts.md "The engine in one example", as written there: only the URL and
  * prefix come from the harness, console.warn is collected instead of
  * printed, and the test waits for the jobs before it closes the worker.
  */

@@ -1,7 +1,7 @@
 import { FlowProducer, Queue, Worker } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 
-/** The README "Flows" example, as written there (store from the harness). */
+/** docs/guide/flows.md "Flows" example, as written there (store from the harness). */
 describe('README flow example', () => {
   const h = engineHarness();
 

@@ -8,7 +8,7 @@ interface Order {
 }
 
 /**
- * The README "Side effects exactly once per key" snippet: two jobs with the
+ * docs/guide/step-jobs.md "Side effects exactly once per key" snippet: two jobs with the
  * same idempotencyKey (a re-submitted order) capture the payment once, and
  * the second gets the first one's receipt.
  */

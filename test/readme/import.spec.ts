@@ -5,7 +5,7 @@ import { redisUrl, testStore, uniquePrefix } from '../helpers/store.js';
 
 const section = readFileSync(new URL('../../docs/migrating/importer.md', import.meta.url), 'utf8');
 
-/** README "Bringing BullMQ's jobs across": its commands parse, its API example runs. */
+/** docs/migrating/importer.md "Bringing BullMQ's jobs across": its commands parse, its API example runs. */
 describe("README: Bringing BullMQ's jobs across", () => {
   let store: RedisStore;
   beforeAll(async () => {

@@ -11,7 +11,7 @@ function firstColumn(marker: string): string[] {
   return docTable('docs/guide/jobs.md', marker).flatMap(([cell = '']) => [...cell.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!));
 }
 
-/** README "Job options" (defaults, the snapshot table) and "Flows" (what add returns). */
+/** docs/guide/jobs.md "Job options" (defaults, the snapshot table) and "Flows" (what add returns). */
 describe('README: jobs as read back', () => {
   const h = engineHarness();
 

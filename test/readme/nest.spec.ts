@@ -7,9 +7,9 @@ import { redisUrl, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
- * The README "The Nest module" example, as written there: the connection
+ * docs/guide/processors.md "The Nest module" example, as written there: the connection
  * comes from the harness, the `/* ... *\/` bodies record their calls, and
- * Mailer (the app's own service in the README) is a recorder that refuses
+ * Mailer (the app's own service on that page) is a recorder that refuses
  * one address.
  */
 const calls: { resized: string[]; other: string[]; failed: [string, string, string][] } = { resized: [], other: [], failed: [] };

@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/wait-for.js';
 
 const SECTION = readFileSync(new URL('../../docs/operations/nats.md', import.meta.url), 'utf8');
 
-/** The README section "Notify transports: Redis pub/sub or NATS": its examples as written (URLs from the test, a prefix of its own). */
+/** docs/operations/nats.md "Notify transports: Redis pub/sub or NATS": its examples as written (URLs from the test, a prefix of its own). */
 describe('README notify transports', () => {
   let nats: NatsServer;
   let process: { env: Record<string, string> };

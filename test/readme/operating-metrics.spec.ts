@@ -11,7 +11,7 @@ import { parsePromText, sampleValue } from '../helpers/prom-text.js';
 import { redisUrl, silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** The README "Operating Spool" examples (Metrics, Traces), as written there; the URL and prefix come from the harness. */
+/** docs/operations/metrics.md and docs/operations/traces.md examples, as written there; the URL and prefix come from the harness. */
 describe('README Operating Spool', () => {
   let store: RedisStore;
   beforeEach(async () => {

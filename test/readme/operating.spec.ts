@@ -15,7 +15,7 @@ async function kill(store: RedisStore, queue: Queue, name: string, reason: strin
   for (const r of jobs) await store.fail(queue.name, { id: r.id, token: r.token! }, { retryDelay: -1, reason, message, stack: '', code: 'Error' });
 }
 
-/** The README "Operating Spool" examples, as written there, with the store from the harness. */
+/** docs/guide/retries.md, docs/operations/workers.md and docs/reference/events.md examples (dead letters, workers, drain, events), as written there, with the store from the harness. */
 describe('README operating examples', () => {
   const h = engineHarness();
   // The dead-letters example writes its file into a temp dir: later suites in this jest worker need the repo as cwd.

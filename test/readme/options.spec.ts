@@ -35,7 +35,7 @@ const bogus = { zzzzzzzzzzzz: 1 };
 // Never connected: every check below fails before Redis is used.
 const store = new RedisStore({ url: redisUrl() }) as Store;
 
-/** Every option the library accepts has a row in the README's tables, and no row names an option that does not exist. */
+/** Every option the library accepts has a row in the option tables (docs/guide/jobs.md, docs/reference/options.md), and no row names an option that does not exist. */
 describe('README option tables', () => {
   it.each([
     ['job options', JOBS, '## Job options', () => void new Queue('q', { store, defaultJobOptions: bogus as object })],

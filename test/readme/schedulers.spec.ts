@@ -6,7 +6,7 @@ import { redisUrl, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { nestHarness } from '../nest/nest-harness.js';
 
-/** The README "Schedulers" examples, as written there (connection and store from the harnesses). */
+/** docs/guide/schedulers.md "Schedulers" examples, as written there (connection and store from the harnesses). */
 const cleaned: number[] = [];
 
 @Processor('reports')

@@ -6,8 +6,8 @@ import { getQueueToken, InjectQueue, OnJob, Processor, Queue, QueueModule, Worke
 import { MemoryStore, QueueTesting } from '../../lib/testing/index.js';
 
 /**
- * The README "Testing your processors" examples, as written there, over a
- * small AppModule like the README's (its Mailer times out once). The
+ * docs/guide/testing.md "Testing your processors" examples, as written there, over a
+ * small AppModule like the page's (its Mailer times out once). The
  * connection URL points nowhere: nothing may reach for Redis.
  */
 delete process.env.SPOOL_TEST_REDIS_URL;

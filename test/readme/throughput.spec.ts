@@ -3,7 +3,7 @@ import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
- * The README "Throughput control" example, as written there, with the store
+ * docs/guide/throughput.md "Throughput control" example, as written there, with the store
  * from the harness and `fetch` answered locally: the first call says 429
  * (retry after 1 s), the next ones 200.
  */

@@ -28,17 +28,17 @@ import { waitFor } from '../helpers/wait-for.js';
 /** The body of the `n`th fenced block of `lang` after `heading` (and before the next ## heading). */
 function readmeBlock(heading: string, lang: string, n = 0): string {
   const at = PAGE.indexOf(`\n${heading}\n`);
-  if (at < 0) throw new Error(`README has no "${heading}"`);
+  if (at < 0) throw new Error(`docs/guide/workers.md has no "${heading}"`);
   const end = PAGE.indexOf('\n## ', at + heading.length + 2);
   const section = PAGE.slice(at, end < 0 ? undefined : end);
   const blocks = [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
-  if (blocks[n] === undefined) throw new Error(`README "${heading}" has no ${lang} block ${n}`);
+  if (blocks[n] === undefined) throw new Error(`docs/guide/workers.md "${heading}" has no ${lang} block ${n}`);
   return blocks[n]!;
 }
 
 /**
- * README "Workers: pause, sandboxes, batches": the examples as written there
- * (the store from the harness; the handler module is the README's own text,
+ * docs/guide/workers.md "Workers: pause, sandboxes, batches": the examples as written there
+ * (the store from the harness; the handler module is the page's own text,
  * written to a temporary directory; `search` records its calls).
  */
 describe('README worker modes', () => {
@@ -72,7 +72,7 @@ describe('README worker modes', () => {
     }
   });
 
-  it('runs the README handler module in sandboxes: the named export for its name, the default for the rest', async () => {
+  it('runs the handler module of the page in sandboxes: the named export for its name, the default for the rest', async () => {
     const store = h.store;
     const queue = h.queue('images');
     const base = pathToFileURL(join(dir, 'entry.mjs'));

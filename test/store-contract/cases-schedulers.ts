@@ -54,6 +54,38 @@ export function schedulerCases(env: ContractEnv): void {
       await expect(q.runSchedulerNow('')).rejects.toThrow(/scheduler id/i);
     });
 
+    it('pauseScheduler: the pending tick goes and none is armed; the same upsert keeps it paused; resume arms the next tick after now', async () => {
+      const q = queue('pausing');
+      const { next } = await q.upsertScheduler('beat', { every: 60_000 }, { name: 'beat' });
+      expect(await q.pauseScheduler('beat')).toBe(true);
+      expect(await q.getJob(`beat:${next}`)).toBeNull();
+      expect(await q.getScheduler('beat')).toMatchObject({ paused: true, next: null, count: 0 });
+      expect((await q.getCounts()).delayed).toBe(0);
+      expect(await q.pauseScheduler('beat')).toBe(true); // already paused: still known
+      expect(await q.upsertScheduler('beat', { every: 60_000 }, { name: 'beat' })).toEqual({ changed: false, next: null });
+      expect((await q.getScheduler('beat'))!.paused).toBe(true);
+      expect(await q.resumeScheduler('beat')).toBe(true);
+      const resumed = (await q.getScheduler('beat'))!;
+      expect(resumed.paused).toBe(false);
+      expect(resumed.next! % 60_000).toBe(0);
+      expect(await q.getJob(`beat:${resumed.next}`)).toMatchObject({ state: 'delayed', runAt: resumed.next });
+      expect(await q.resumeScheduler('beat')).toBe(true); // running already: nothing changes
+      expect((await q.getCounts()).delayed).toBe(1);
+      expect(await q.pauseScheduler('nope')).toBe(false);
+      expect(await q.resumeScheduler('nope')).toBe(false);
+      // A new definition replaces a paused scheduler, running.
+      await q.pauseScheduler('beat');
+      const changed = await q.upsertScheduler('beat', { every: 30_000 }, { name: 'beat' });
+      expect(changed.changed).toBe(true);
+      expect((await q.getScheduler('beat'))).toMatchObject({ paused: false, next: changed.next });
+      // cron: paused and resumed before its pending tick, it arms that same tick again.
+      const daily = await q.upsertScheduler('daily', { cron: '0 8 * * *', tz: 'Europe/Paris' }, { name: 'digest' });
+      await q.pauseScheduler('daily');
+      await q.resumeScheduler('daily');
+      expect((await q.getScheduler('daily'))!.next).toBe(daily.next);
+      expect(await q.getJob(`daily:${daily.next}`)).toMatchObject({ state: 'delayed' });
+    });
+
     it('cron: ticks on the pattern (seconds field), from startAt', async () => {
       const q = queue('cron');
       const ran: string[] = [];

@@ -11,7 +11,7 @@ const entries = Object.entries(pkg.exports).flatMap(([subpath, target]) =>
 );
 
 describe('public API (every entry point of package.json "exports")', () => {
-  it('has the entry points the README documents', () => {
+  it('has the entry points docs/guide/installation.md documents', () => {
     expect(entries.map(([subpath]) => subpath)).toEqual(expect.arrayContaining(['.', './engine', './store']));
   });
 

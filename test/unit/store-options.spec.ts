@@ -10,7 +10,7 @@ describe('RedisStore options: one shape, nothing silently ignored', () => {
   it('takes prefix and the other options in the connection object, like the Nest module', () => {
     expect(new RedisStore({ url, prefix: 'x' }).prefix).toBe('x');
     expect(resolveStoreConfig({ url, prefix: 'x', requireNoEviction: true, transientRetryMs: 5, outageLogInterval: 1000 })).toEqual({
-      connection: { url },
+      connection: { kind: 'url', url, auth: {} },
       prefix: 'x',
       requireNoEviction: true,
       transientRetryMs: 5,
@@ -48,7 +48,7 @@ describe('RedisStore options: one shape, nothing silently ignored', () => {
     expect(() => new RedisStore({ url, client: {} } as never)).toThrow('RedisStore connection has both url and client');
     expect(() => new RedisStore({ url, requireNoEviction: 'yes' } as never)).toThrow(InvalidArgumentError);
     expect(() => new RedisStore({ url, outageLogInterval: 0 })).toThrow('RedisStore options.outageLogInterval must be a whole number of ms >= 1');
-    expect(() => new RedisStore({ url: 42 } as never)).toThrow('RedisStore connection url must be a string, got 42');
+    expect(() => new RedisStore({ url: 42 } as never)).toThrow('RedisStore connection.url must be a string, got 42');
     expect(() => new RedisStore({ url, cluster: { rootNodes: [{ url }] } } as never)).toThrow('RedisStore connection has both url and cluster');
     expect(() => new RedisStore({ cluster: { rootNodes: [] } })).toThrow('RedisStore connection.cluster.rootNodes must be a non-empty array');
     expect(() => new RedisStore({ cluster: 'redis://a:7000' } as never)).toThrow('RedisStore connection.cluster must be node-redis cluster options');

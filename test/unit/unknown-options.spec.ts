@@ -43,16 +43,17 @@ describe('unknown options: all of one options object in one error', () => {
 });
 
 describe('the BullMQ names a migrating user types get their Spool counterpart', () => {
-  it('connection { host, port, db } points to url, built from the values (never the password)', () => {
-    const bullmq = { host: 'redis.internal', port: 6380, db: 2, password: 'hunter2' };
-    const engine = thrown(() => new RedisStore(bullmq as never));
-    expect(engine).toBeInstanceOf(UnknownOptionError);
-    expect(engine.message).toContain("RedisStore connection.host is not an option: Spool connects with a URL, not ioredis' { host, port, ... }: { url: 'redis://:password@redis.internal:6380/2' }");
-    expect(engine.message).not.toContain('hunter2');
-    const nest = thrown(() => validateModuleOptions({ connection: { host: 'redis', port: 6379, tls: {} } }));
+  it('connection { host, port, db, password, tls } is accepted; ioredis client settings and sentinel names point to their Spool counterpart', () => {
+    const bullmq = { host: 'redis.internal', port: 6380, db: 2, password: 'hunter2', tls: {} };
+    expect(() => new RedisStore(bullmq)).not.toThrow();
+    expect(() => validateModuleOptions({ connection: { host: 'redis', port: 6379, tls: {} } })).not.toThrow();
+    expect(thrown(() => new RedisStore({ url, maxRetriesPerRequest: null } as never)).message).toMatch(/maxRetriesPerRequest is not an option: an ioredis option: Spool uses node-redis .* \{ client \}/);
+    const sentinel = thrown(() => new RedisStore({ sentinels: [{ host: 'a', port: 26379 }], name: 'mymaster' } as never));
+    expect(sentinel).toBeInstanceOf(UnknownOptionError);
+    expect(sentinel.message).toContain('RedisStore connection.sentinels is not an option: Sentinel is one object: { sentinel: { name, sentinels: [{ host, port }] } }');
+    const nest = thrown(() => validateModuleOptions({ connection: { host: 'redis', tls: { ca: 'x', rejectUnauthorised: false } } }));
     expect(nest).toBeInstanceOf(SpoolBootstrapError);
-    expect(nest.message).toMatch(/^QueueModule options\.connection\.host is not an option: .*\{ url: 'rediss:\/\/redis:6379' \}/);
-    expect(thrown(() => new RedisStore({ url, maxRetriesPerRequest: null } as never)).message).toMatch(/maxRetriesPerRequest is not an option: an ioredis option: Spool uses node-redis; .* \{ client \}/);
+    expect(nest.message).toBe('QueueModule options.connection.tls.rejectUnauthorised is not an option: did you mean "rejectUnauthorized"?');
   });
 
   it('job options: deduplication is dedup, repeat is a scheduler, flow options are FlowProducer', () => {

@@ -23,5 +23,5 @@ export function throughputChart(minutes: readonly MinutePoint[]): SafeHtml {
   });
   const done = minutes.reduce((s, m) => s + m.completed, 0);
   const failed = minutes.reduce((s, m) => s + m.failed, 0);
-  return html`<div class="chart"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="jobs per minute, last hour"><line x1="0" y1="${H - 0.5}" x2="${W}" y2="${H - 0.5}" class="axis"/>${bars}</svg><span class="legend"><b class="ok">${count(done)}</b> done · <b class="${failed ? 'bad' : ''}" title="failed attempts: each retried or dead-lettered attempt counts once, so a job that failed 3 times counts 3">${count(failed)}</b> failed attempts /h</span></div>`;
+  return html`<div class="chart"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="jobs per minute, last hour"><line x1="0" y1="${H - 0.5}" x2="${W}" y2="${H - 0.5}" class="axis"/>${bars}</svg><span class="legend"><b class="ok">${count(done)}</b> done · <b class="${failed ? 'bad' : ''}" title="failed attempts: each retried or dead-lettered attempt counts once, so a job that failed 3 times counts 3">${count(failed)}</b> failed attempts</span></div>`;
 }

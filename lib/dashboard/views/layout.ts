@@ -54,6 +54,6 @@ export function jobHref(base: string, connection: string, queue: string, id: str
 }
 
 /** A button the script turns into a confirmed POST of `action` (JSON of the data-* fields). */
-export function actionButton(label: string, confirm: string, fields: Record<string, string | number>, style = ''): SafeHtml {
-  return html`<button type="button" class="act ${style}" data-action="${JSON.stringify(fields)}" data-confirm="${confirm}">${label}</button>`;
+export function actionButton(label: string, confirm: string, fields: Record<string, string | number>, style = '', endpoint?: string): SafeHtml {
+  return html`<button type="button" class="act ${style}" data-action="${JSON.stringify(fields)}" data-confirm="${confirm}"${endpoint ? html` data-endpoint="${endpoint}"` : ''}>${label}</button>`;
 }

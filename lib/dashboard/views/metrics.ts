@@ -22,11 +22,12 @@ const H = 200;
 const PAD = { l: 58, r: 12, t: 12, b: 30 };
 
 /** A "nice" upper bound and tick step for an axis reaching `max`. */
-function niceScale(max: number): { top: number; step: number } {
-  if (max <= 0) return { top: 1, step: 1 };
+function niceScale(max: number, minStep: number): { top: number; step: number } {
+  if (max <= 0) return { top: minStep, step: minStep };
   const raw = max / 4;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw)!;
+  // Whole units at least: a tick of 0.5 jobs or 0.5 ms would print twice once rounded.
+  const step = Math.max(minStep, [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw)!);
   return { top: Math.ceil(max / step) * step, step };
 }
 
@@ -38,7 +39,7 @@ function niceScale(max: number): { top: number; step: number } {
 export function minuteChart(title: string, minutes: readonly MinuteMetrics[], series: readonly Series[], kind: 'bars' | 'lines', unit: (v: number) => string): SafeHtml {
   const n = Math.max(minutes.length, 1);
   const totals = minutes.map((_, i) => (kind === 'bars' ? series.reduce((s, x) => s + (x.values[i] ?? 0), 0) : Math.max(0, ...series.map((x) => x.values[i] ?? 0))));
-  const { top, step } = niceScale(Math.max(0, ...totals));
+  const { top, step } = niceScale(Math.max(0, ...totals), 1);
   const iw = W - PAD.l - PAD.r;
   const ih = H - PAD.t - PAD.b;
   const x = (i: number): number => PAD.l + (i * iw) / n;

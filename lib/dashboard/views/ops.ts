@@ -33,10 +33,12 @@ export function schedulersView(m: SchedulersPageModel): SafeHtml {
 <tbody>${m.schedulers.map(
     (s) => html`<tr data-scheduler="${s.id}">
 <td><strong>${s.id}</strong></td><td>${s.job.name}</td><td><code>${pattern(s)}</code></td><td>${s.repeat.tz ?? (s.repeat.cron !== undefined ? 'UTC' : '–')}</td>
-<td>${s.next === null ? html`<span class="muted">ended</span>` : html`<span title="${new Date(s.next).toISOString()}">${ago(s.next, m.now)}</span>`}</td>
+<td>${s.paused ? html`<span class="badge warn">paused</span>` : s.next === null ? html`<span class="muted">ended</span>` : html`<span title="${new Date(s.next).toISOString()}">${ago(s.next, m.now)}</span>`}</td>
 <td>${s.lastJobId ? html`<a href="${jobHref(m.base, m.connection, q, s.lastJobId)}">${s.lastJobId}</a> <span class="muted">${s.lastTickAt ? ago(s.lastTickAt, m.now) : ''}</span>` : html`<span class="muted">none yet</span>`}</td>
 <td>${s.repeat.missed}</td><td>${bounds(s, m.now)}</td><td class="num">${count(s.count)}${s.skipped ? html` <span class="muted">(+${count(s.skipped)} skipped)</span>` : ''}</td>
-${m.readOnly ? '' : html`<td class="acts">${actionButton('Run now', `Add one "${s.job.name}" job of scheduler "${s.id}" to ${q} now? Its next tick stays as it is.`, { action: 'run-scheduler', scheduler: s.id })} ${actionButton('Remove', `Remove scheduler "${s.id}" of ${q} and its pending tick? Nothing ticks again unless the app declares it again.`, { action: 'remove-scheduler', scheduler: s.id }, 'danger')}</td>`}
+${m.readOnly ? '' : html`<td class="acts">${s.paused
+  ? actionButton('Resume', `Resume scheduler "${s.id}" of ${q}? It ticks again from its next time after now; the ticks that fell while paused do not run.`, { action: 'resume-scheduler', scheduler: s.id })
+  : actionButton('Pause', `Pause scheduler "${s.id}" of ${q}? Its pending tick is dropped and nothing ticks until you resume it.`, { action: 'pause-scheduler', scheduler: s.id }, 'warn')} ${actionButton('Run now', `Add one "${s.job.name}" job of scheduler "${s.id}" to ${q} now? Its next tick stays as it is.`, { action: 'run-scheduler', scheduler: s.id })} ${actionButton('Remove', `Remove scheduler "${s.id}" of ${q} and its pending tick? Nothing ticks again unless the app declares it again.`, { action: 'remove-scheduler', scheduler: s.id }, 'danger')}</td>`}
 </tr>`,
   )}</tbody></table>`;
 }
@@ -47,17 +49,26 @@ export interface WorkerRow extends WorkerInfo {
   readonly queue: string;
 }
 
-export function workersView(base: string, rows: readonly WorkerRow[], now: number, only?: string): SafeHtml {
+/** Pause or resume one worker: posted to its queue's actions; the worker takes it at its next heartbeat. */
+function workerButton(base: string, w: WorkerRow): SafeHtml {
+  const endpoint = queueHref(base, w.connection, w.queue, '/actions');
+  const who = `worker ${w.id} of ${w.queue} (${w.hostname}, pid ${w.pid})`;
+  return w.paused
+    ? actionButton('Resume', `Resume ${who}? It claims jobs again within 5 s.`, { action: 'resume-worker', worker: w.id }, 'small', endpoint)
+    : actionButton('Pause', `Pause ${who}? Within 5 s it takes no new job; its ${w.running} running job(s) finish.`, { action: 'pause-worker', worker: w.id }, 'small warn', endpoint);
+}
+
+export function workersView(base: string, rows: readonly WorkerRow[], now: number, readOnly: boolean, only?: string): SafeHtml {
   const head = html`<h1>Workers${only ? html` of ${only}` : ''}</h1>`;
   if (rows.length === 0) return html`${head}<p class="empty">No worker heartbeat in the last 15 s${only ? ` for ${only}` : ''}.</p>`;
   const slots = rows.reduce((s, w) => s + w.concurrency, 0);
   const busy = rows.reduce((s, w) => s + w.running, 0);
   return html`${head}<p class="muted">${count(rows.length)} worker(s) on ${count(new Set(rows.map((w) => w.hostname)).size)} host(s): ${count(busy)} of ${count(slots)} slots busy.</p>
-<table class="grid workers"><thead><tr><th>Queue</th><th>Worker</th><th>Host</th><th class="num">Pid</th><th class="num">Concurrency</th><th class="num">Busy slots</th><th>Status</th><th>Started</th><th>Last heard</th></tr></thead>
+<table class="grid workers"><thead><tr><th>Queue</th><th>Worker</th><th>Host</th><th class="num">Pid</th><th class="num">Concurrency</th><th class="num">Busy slots</th><th>Status</th><th>Started</th><th>Last heard</th>${readOnly ? '' : html`<th>Actions</th>`}</tr></thead>
 <tbody>${rows.map(
     (w) => html`<tr data-worker="${w.id}"><td><a href="${queueHref(base, w.connection, w.queue)}">${w.queue}</a></td><td><code>${w.id}</code></td><td>${w.hostname}</td><td class="num">${w.pid}</td><td class="num">${w.concurrency}</td>
 <td class="num">${w.running} <progress max="${w.concurrency}" value="${w.running}" aria-label="busy slots"></progress></td><td>${w.paused ? html`<span class="badge warn">paused</span>` : html`<span class="badge ok">running</span>`}</td>
-<td title="${new Date(w.startedAt).toISOString()}">${ago(w.startedAt, now)}</td><td>${ago(w.seenAt, now)}</td></tr>`,
+<td title="${new Date(w.startedAt).toISOString()}">${ago(w.startedAt, now)}</td><td>${ago(w.seenAt, now)}</td>${readOnly ? '' : html`<td>${workerButton(base, w)}</td>`}</tr>`,
   )}</tbody></table>`;
 }
 

@@ -42,7 +42,7 @@ export function overviewView(base: string, rows: readonly OverviewRow[], showCon
   if (rows.length === 0) return html`<p class="empty">No queue is registered in this app (QueueModule.registerQueue).</p>`;
   return html`<h1>Queues</h1>
 <table class="grid overview">
-<thead><tr><th>Queue</th>${showConnection ? html`<th>Connection</th>` : ''}<th>Status</th><th class="num">Workers</th>${STATE_COLUMNS.map((s) => html`<th class="num">${s}</th>`)}<th class="num">Oldest waiting</th><th>Last hour</th></tr></thead>
+<thead><tr><th>Queue</th>${showConnection ? html`<th>Connection</th>` : ''}<th>Status</th><th class="num">Workers</th>${STATE_COLUMNS.map((s) => html`<th class="num">${s}</th>`)}<th class="num">Oldest waiting</th><th title="completed jobs and failed attempts (each retried or dead-lettered attempt counts once) per minute">Last hour</th></tr></thead>
 <tbody>
 ${rows.map(
   (r) => html`<tr data-queue="${r.queue}">

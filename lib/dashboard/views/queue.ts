@@ -22,6 +22,8 @@ export interface QueuePageModel {
   readonly jobs: readonly Job[];
   /** Jobs the current state and filter match (what "all matching" actions touch). */
   readonly matching: number;
+  /** `matching` is a lower bound: the filter was counted up to it. */
+  readonly matchingCapped?: boolean;
   readonly prev?: string;
   readonly next?: string;
   readonly from: number;
@@ -62,11 +64,11 @@ function bulk(m: QueuePageModel): SafeHtml {
   const q = m.queue;
   const f = { ...(m.filter.name && { name: m.filter.name }), ...(m.filter.error && { errorContains: m.filter.error }) };
   const filter = JSON.stringify(f);
-  const all = `${njobs(m.matching)}${m.filter.name || m.filter.error ? ' matching the filter' : ''}`;
+  const all = `${m.matchingCapped ? 'at least ' : ''}${njobs(m.matching)}${m.filter.name || m.filter.error ? ' matching the filter' : ''}`;
   const sel = (label: string, verb: string, action: string, style = ''): SafeHtml =>
     actionButton(label, `${verb} {n} selected job(s) of ${q}?`, { action, ids: 'selected' }, `needs-selection ${style}`);
   const every = (label: string, verb: string, action: string, extra: Record<string, string>, style = ''): SafeHtml =>
-    actionButton(`${label} all ${count(m.matching)}`, `${verb} ${all} of ${q}?`, { action, filter, ...extra }, style);
+    actionButton(`${label} all ${count(m.matching)}${m.matchingCapped ? '+' : ''}`, `${verb} ${all} of ${q}?`, { action, filter, ...extra }, style);
   const parts: SafeHtml[] = [];
   switch (m.state) {
     case 'failed':
@@ -149,5 +151,5 @@ ${m.jobs.length === 0
 <thead><tr>${m.readOnly ? '' : html`<th><input type="checkbox" class="pick-all" aria-label="select all on this page"></th>`}<th>Id</th><th>Name</th><th class="num">Attempt</th><th>When</th>${m.state === 'completed' || m.state === 'failed' ? html`<th class="num" title="started to finished, last attempt">Duration</th>` : ''}<th>${m.state === 'failed' ? 'Error' : m.state === 'completed' ? 'Result' : 'Progress'}</th></tr></thead>
 <tbody>${m.jobs.map((j) => row(m, j))}</tbody>
 </table>`}
-<nav class="pager">${m.prev ? html`<a href="${m.prev}">← previous</a>` : ''}<span class="muted">${m.jobs.length ? `${count(m.from)}–${count(to)} of ${count(m.matching)}` : ''}</span>${m.next ? html`<a href="${m.next}">next →</a>` : ''}</nav>`;
+<nav class="pager">${m.prev ? html`<a href="${m.prev}">← previous</a>` : ''}<span class="muted">${m.jobs.length ? `${count(m.from)}–${count(to)} of ${count(m.matching)}${m.matchingCapped ? '+' : ''}` : ''}</span>${m.next ? html`<a href="${m.next}">next →</a>` : ''}</nav>`;
 }

@@ -1,4 +1,4 @@
-// The README "Testing your processors" examples, as written there, in a
+// The docs/guide/testing.md examples, as written there, in a
 // CommonJS Nest 11 app under Nest's default jest (ts-jest): QueueTesting from
 // spool/testing, no Redis (the connection URL points nowhere).
 import { Body, Controller, Injectable, Module, Post } from '@nestjs/common';
