@@ -16,6 +16,7 @@ function recordOf(r: Record<string, unknown>): SchedulerRecord {
     count: Number(r.count),
     skipped: Number(r.skipped),
     ...(typeof r.last === 'string' && { lastJobId: r.last }),
+    ...(r.paused === true && { paused: true }),
     ...(r.last_at !== null && r.last_at !== undefined && { lastTickAt: Number(r.last_at) }),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
@@ -41,6 +42,17 @@ export class PostgresSchedulers implements SchedulerStore {
 
   async remove(queue: string, id: string): Promise<boolean> {
     return (await this.call('scheduler_remove', [queue, id])) === true;
+  }
+
+  async pause(queue: string, id: string): Promise<'paused' | 'already' | 'unknown'> {
+    const out = await this.call('scheduler_pause', [queue, id]);
+    return out === 'paused' || out === 'already' ? out : 'unknown';
+  }
+
+  async resume(queue: string, id: string): Promise<{ readonly outcome: 'resumed' | 'running' | 'unknown'; readonly next: number | null }> {
+    const o = objectOf('scheduler_resume', await this.call('scheduler_resume', [queue, id]));
+    const outcome = o.outcome === 'resumed' || o.outcome === 'running' ? o.outcome : 'unknown';
+    return { outcome, next: o.next === null || o.next === undefined ? null : Number(o.next) };
   }
 
   get(queue: string, id: string): Promise<SchedulerRecord | null> {

@@ -163,7 +163,7 @@ BEGIN
           coalesce((SELECT array_agg(v::bigint) FROM jsonb_array_elements_text(p_s->'times') v), '{}'), coalesce(cur.created_at, now), now)
   ON CONFLICT (queue, id) DO UPDATE SET spec = EXCLUDED.spec, kind = EXCLUDED.kind, every = EXCLUDED.every, anchor = EXCLUDED.anchor,
     stop = EXCLUDED.stop, lim = EXCLUDED.lim, missed = EXCLUDED.missed, tpl = EXCLUDED.tpl, times = EXCLUDED.times, count = 0, skipped = 0,
-    next = NULL, starved = false, last = NULL, last_at = NULL, updated_at = EXCLUDED.updated_at;
+    next = NULL, starved = false, paused = false, last = NULL, last_at = NULL, updated_at = EXCLUDED.updated_at;
   armed := @schema@.sched_arm(p_queue, p_s->>'id', now);
   IF armed->>'next' IS NOT NULL THEN PERFORM @schema@.announce_delayed(p_queue, (armed->>'next')::bigint - now); END IF;
   RETURN jsonb_build_object('changed', true, 'next', armed->'next');
@@ -192,7 +192,7 @@ BEGIN
     added := added + 1;
   END LOOP;
   UPDATE @schema@.schedulers SET times = ts WHERE queue = p_queue AND id = p_id;
-  IF h.starved THEN
+  IF h.starved AND NOT h.paused THEN
     IF cardinality(ts) = 0 THEN
       UPDATE @schema@.schedulers SET next = NULL, starved = false, due = NULL WHERE queue = p_queue AND id = p_id;
       RETURN added;
@@ -212,4 +212,38 @@ BEGIN
   IF NOT FOUND THEN RETURN false; END IF;
   IF h.next IS NOT NULL THEN PERFORM @schema@.sched_drop_pending(p_queue, p_id, h.next); END IF;
   RETURN true;
+END $$;
+
+-- scheduler-pause.lua: kept, its pending tick gone (while delayed; a cron tick's time goes back to the list, so a
+-- resume before it arms it again); nothing is armed until resume.  returns paused | already | unknown
+CREATE OR REPLACE FUNCTION @schema@.scheduler_pause(p_queue text, p_id text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  h @schema@.schedulers;
+BEGIN
+  SELECT * INTO h FROM @schema@.schedulers WHERE queue = p_queue AND id = p_id FOR UPDATE;
+  IF NOT FOUND THEN RETURN 'unknown'; END IF;
+  IF h.paused THEN RETURN 'already'; END IF;
+  IF h.next IS NOT NULL THEN
+    PERFORM @schema@.sched_drop_pending(p_queue, p_id, h.next);
+    IF h.kind = 'cron' THEN h.times := h.next || h.times; END IF;
+  END IF;
+  UPDATE @schema@.schedulers SET paused = true, next = NULL, times = h.times, due = NULL WHERE queue = p_queue AND id = p_id;
+  RETURN 'paused';
+END $$;
+
+-- scheduler-resume.lua: the next tick after now is armed; ticks that fell while paused do not run.
+--   returns {outcome: resumed | running | unknown, next}
+CREATE OR REPLACE FUNCTION @schema@.scheduler_resume(p_queue text, p_id text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  now bigint := @schema@.now_ms();
+  h @schema@.schedulers;
+  armed jsonb;
+BEGIN
+  SELECT * INTO h FROM @schema@.schedulers WHERE queue = p_queue AND id = p_id FOR UPDATE;
+  IF NOT FOUND THEN RETURN jsonb_build_object('outcome', 'unknown', 'next', NULL); END IF;
+  IF NOT h.paused THEN RETURN jsonb_build_object('outcome', 'running', 'next', h.next); END IF;
+  UPDATE @schema@.schedulers SET paused = false WHERE queue = p_queue AND id = p_id;
+  armed := @schema@.sched_arm(p_queue, p_id, now);
+  IF armed->>'next' IS NOT NULL THEN PERFORM @schema@.announce_delayed(p_queue, (armed->>'next')::bigint - now); END IF;
+  RETURN jsonb_build_object('outcome', 'resumed', 'next', armed->'next');
 END $$;

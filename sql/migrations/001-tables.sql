@@ -173,6 +173,7 @@ CREATE TABLE @schema@.schedulers (
   skipped integer NOT NULL DEFAULT 0,
   next bigint,
   starved boolean NOT NULL DEFAULT false,
+  paused boolean NOT NULL DEFAULT false,    -- stopped by pause() until resume(): no pending tick
   last text,
   last_at bigint,
   due bigint,
