@@ -1,12 +1,13 @@
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 describe('delayed jobs', () => {
   // A long poll interval proves the promotion timer, not polling, runs them on time.
   const h = engineHarness({ pollInterval: 60_000 });
 
-  it('runs a delayed job on its due time, by the promotion timer (Redis clock)', async () => {
+  redisOnly('watches the Redis idle key to time the add against the Redis clock')('runs a delayed job on its due time, by the promotion timer (Redis clock)', async () => {
     const queue = h.queue('due');
     h.worker('due', async () => 'ran');
     await waitFor(async () => (await commandOf(h.store, 't').sendCommand(['EXISTS', keysOf(h.store, 'due').idle])) === 1, {

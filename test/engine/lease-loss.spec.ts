@@ -2,6 +2,7 @@ import { LeaseLostError, type ActiveJob } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { nextEvent, waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 /** Strong lease ownership at the worker: a holder that lost its lease hears it and writes nothing. */
 describe('lease loss', () => {
@@ -19,7 +20,7 @@ describe('lease loss', () => {
     expect(await queue.getJob(job.id)).toMatchObject({ stalled: 1, attempt: 1, result: 'rerun after 1 stall' });
   });
 
-  it("aborts the old holder's signal when its job is reaped, and rejects its late result", async () => {
+  redisOnly('forces the reap by rewriting the lease score in the Redis active set')("aborts the old holder's signal when its job is reaped, and rejects its late result", async () => {
     const queue = h.queue('reaped');
     const reasons: unknown[] = [];
     let runs = 0;

@@ -3,6 +3,7 @@ import { UnrecoverableError } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 const h = engineHarness({ pollInterval: 50 });
 
@@ -108,7 +109,7 @@ describe('queue.getMetrics()', () => {
     expect(m.delayedLagMs).toBeGreaterThanOrEqual(15);
   });
 
-  it('keeps each minute in a hash that expires on its own after the hour', async () => {
+  redisOnly('checks the TTL of the Redis per-minute hash')('keeps each minute in a hash that expires on its own after the hour', async () => {
     const queue = h.queue('m-ttl');
     await queue.add('one', {});
     h.worker('m-ttl', async () => 'ok');

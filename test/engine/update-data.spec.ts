@@ -2,12 +2,13 @@ import { InvalidArgumentError, LeaseLostError, PayloadTooLargeError, type Active
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { engineHarness } from '../helpers/harness.js';
 import { nextEvent, waitFor } from '../helpers/wait-for.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 /** job.updateData(): only the lease holder replaces the payload, and only with what a worker would run. */
 describe('job.updateData', () => {
   const h = engineHarness({ stalledInterval: 50 });
 
-  it('refuses a holder whose lease was reaped: LeaseLostError, the new holder keeps its data', async () => {
+  redisOnly('forces the reap by rewriting the lease score in the Redis active set')('refuses a holder whose lease was reaped: LeaseLostError, the new holder keeps its data', async () => {
     const queue = h.queue<{ step: number }>('reaped-data');
     const refused: unknown[] = [];
     let runs = 0;

@@ -2,6 +2,7 @@ import { UnknownOptionError, InvalidArgumentError, type ActiveJob } from '../../
 import { engineHarness } from '../helpers/harness.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { nextEvent, waitFor } from '../helpers/wait-for.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 /** A promise and the function that settles it: a handler waits on it. */
 function gate(): { readonly open: () => void; readonly wait: Promise<void> } {
@@ -93,7 +94,7 @@ describe('worker pause', () => {
     for (const job of await queue.getJobs('completed')) expect([job.attempt, job.stalled]).toEqual([1, 0]);
   });
 
-  it('drops its push name, so adds leave new jobs waiting instead of leasing them to it', async () => {
+  redisOnly('reads the push-name key of lua/includes/push')('drops its push name, so adds leave new jobs waiting instead of leasing them to it', async () => {
     const queue = h.queue('unnamed');
     const ran: unknown[] = [];
     const worker = h.worker('unnamed', async (job) => void ran.push(job.data), { pollInterval: 600_000 });

@@ -2,6 +2,7 @@ import { FlowProducer } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf, deliverToParent, sweepOutbox } from '../helpers/redis-access.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 describe('flows: many children finishing at once', () => {
   const h = engineHarness();
@@ -41,7 +42,7 @@ describe('flows: many children finishing at once', () => {
     expect(counts).toMatchObject({ completed: 1, waiting: 0, 'waiting-children': 0, active: 0 });
   });
 
-  it('applies the same child notification twice without moving the parent twice (child-done is idempotent)', async () => {
+  redisOnly('replays a notification through the Redis outbox hash')('applies the same child notification twice without moving the parent twice (child-done is idempotent)', async () => {
     const parents = h.queue('idem-parent');
     h.queue('idem-kids');
     const flows = new FlowProducer({ store: h.store });

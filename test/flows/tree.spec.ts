@@ -10,6 +10,7 @@ import {
 import { engineHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf } from '../helpers/redis-access.js';
+import { storeKind } from '../helpers/store-kind.js';
 
 describe('flows: trees across queues', () => {
   const h = engineHarness();
@@ -79,6 +80,8 @@ describe('flows: trees across queues', () => {
         const counts: JobCounts = await h.store.getCounts(name);
         expect(Object.values(counts).every((n) => n === 0)).toBe(true);
       }
+      // The counts above are what a user sees on either store; on Redis, no stray key of a half-written tree either.
+      if (storeKind() !== 'redis') return;
       const keys = (await commandOf(h.store, 'test').sendCommand(['KEYS', `{${h.store.prefix}:r-*`])) as string[];
       // meta, and the event stream of what the test itself did (add, cancel, remove of 'taken'), may exist.
       expect(keys.filter((k) => !k.endsWith(':meta') && !k.endsWith(':events'))).toEqual([]);

@@ -27,9 +27,20 @@ export function uniqueSchema(label = 't'): string {
   return `${label}_${randomBytes(5).toString('hex')}`;
 }
 
+/** The server URL of each store testPostgresStore() opened (the option is not public on the store). */
+const urls = new WeakMap<PostgresStore, string>();
+
+/** The connection string a store of testPostgresStore() was opened with, so a worker process can open its own on the same schema. */
+export function postgresUrlOf(store: PostgresStore): string {
+  const url = urls.get(store);
+  if (url === undefined) throw new Error('postgresUrlOf() takes a store opened by testPostgresStore()');
+  return url;
+}
+
 /** A connected PostgresStore on its own fresh schema of the file's server (migrated on connect). */
 export async function testPostgresStore(server: PostgresServer, schema = uniqueSchema()): Promise<PostgresStore> {
   const store = new PostgresStore({ connectionString: server.url(), schema, migrate: true, poolSize: 5 });
+  urls.set(store, server.url());
   await store.connect();
   return store;
 }

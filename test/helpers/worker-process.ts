@@ -1,6 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { WorkerOptions } from '../../lib/index.js';
+import type { RedisStore, WorkerOptions } from '../../lib/index.js';
+import { PostgresStore } from '../../lib/postgres/index.js';
+import { postgresUrlOf } from './postgres.js';
+import { redisUrl } from './store.js';
 
 export interface JobMessage {
   readonly type: 'started' | 'completed';
@@ -9,14 +12,26 @@ export interface JobMessage {
   readonly group: string | null;
 }
 
-export interface WorkerProcessConfig {
-  readonly url: string;
-  readonly prefix: string;
+/** Where the child's store is: the run's Redis under a prefix, or a PostgreSQL database and schema. */
+export type ChildStore = { readonly url: string; readonly prefix: string } | { readonly postgres: { readonly connectionString: string; readonly schema: string } };
+
+/**
+ * The same queues as `store` (the test's own), for a worker process: on a
+ * PostgreSQL run (test/postgres-suites) the child connects a PostgresStore
+ * to the test's database and schema, else a RedisStore to the run's Redis.
+ */
+export function childStoreOf(store: RedisStore): ChildStore {
+  const actual: unknown = store;
+  if (actual instanceof PostgresStore) return { postgres: { connectionString: postgresUrlOf(actual), schema: actual.schema } };
+  return { url: redisUrl(), prefix: store.prefix };
+}
+
+export type WorkerProcessConfig = ChildStore & {
   readonly queue: string;
   readonly worker?: Omit<WorkerOptions, 'store' | 'logger' | 'backoffStrategy'>;
   /** How long each job's handler runs, in ms. */
   readonly holdMs?: number;
-}
+};
 
 const FIXTURE = join(process.cwd(), 'test', 'fixtures', 'worker-process.mjs');
 

@@ -2,6 +2,7 @@ import type { RedisStore } from '../../lib/index.js';
 import { Queue } from '../../lib/index.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { testStore } from '../helpers/store.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 /**
  * Bulk cancel by id (lua/cancel-waiting.lua) over a queue whose waiting jobs
@@ -29,7 +30,7 @@ describe('bulk cancel on a mixed queue', () => {
   const listed = async (name: string): Promise<string[]> =>
     (await commandOf(store).sendCommand(['LRANGE', keysOf(store, name).fifo, '0', '-1'])) as string[];
 
-  it('cancels listed jobs far apart in one call, whatever order their ids come in', async () => {
+  redisOnly('reads the Redis FIFO list the cancel searches')('cancels listed jobs far apart in one call, whatever order their ids come in', async () => {
     queue = new Queue<number>('spread', { store });
     const jobs: string[] = [];
     for (let i = 0; i < 6; i++) {
@@ -49,7 +50,7 @@ describe('bulk cancel on a mixed queue', () => {
     expect(await queue.getCounts()).toMatchObject({ waiting: 5900, cancelled: 100 });
   });
 
-  it('cancels 20,000 waiting jobs (plain, prioritized, in 50 groups) by ids in SCAN order, 1,000 at a time', async () => {
+  redisOnly('takes the ids in Redis SCAN order')('cancels 20,000 waiting jobs (plain, prioritized, in 50 groups) by ids in SCAN order, 1,000 at a time', async () => {
     queue = new Queue<number>('mixed', { store });
     const plain = 13_000;
     const prioritized = 4_000;

@@ -4,6 +4,7 @@ import type { StoredEvent } from '../../lib/store/operations.js';
 import { engineHarness } from '../helpers/harness.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 /**
  * maxLen counts events, not stream entries. One script call that moves many
@@ -51,7 +52,7 @@ describe('the event stream keeps about maxLen events, however many one call writ
     return { got };
   }
 
-  it('bulks of 1,000 with maxLen 100 keep the newest 100 events, and a reader gets exactly those', async () => {
+  redisOnly('reads the Redis stream, its rows list and evx')('bulks of 1,000 with maxLen 100 keep the newest 100 events, and a reader gets exactly those', async () => {
     const queue = h.queue<number>('bulk');
     await queue.configure({ events: { maxLen: 100 } });
     let last: string[] = [];
@@ -67,7 +68,7 @@ describe('the event stream keeps about maxLen events, however many one call writ
     expect(got.map((e) => e.event === 'added' && e.jobId)).toEqual(last.slice(900));
   });
 
-  it('a bulk after single events trims the single ones to make room: maxLen events in all', async () => {
+  redisOnly('reads the Redis stream, its rows list and evx')('a bulk after single events trims the single ones to make room: maxLen events in all', async () => {
     const queue = h.queue<number>('mixed');
     await queue.configure({ events: { maxLen: 100 } });
     await queue.addBulk(Array.from({ length: 1000 }, (_, j) => ({ name: 'n', data: j })));
@@ -83,7 +84,7 @@ describe('the event stream keeps about maxLen events, however many one call writ
     consistent(s);
   });
 
-  it('batched claims and completions of 1,000 jobs (and a purge) leave about maxLen events, every one readable', async () => {
+  redisOnly('reads the Redis stream, its rows list and evx')('batched claims and completions of 1,000 jobs (and a purge) leave about maxLen events, every one readable', async () => {
     const queue = h.queue<number>('batched');
     await queue.configure({ events: { maxLen: 100 } });
     await queue.addBulk(Array.from({ length: 1000 }, (_, j) => ({ name: 'n', data: j })));

@@ -5,6 +5,7 @@ import { redisUrl } from '../helpers/store.js';
 import { compareIds } from '../../lib/engine/queue-events-types.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 describe('queue events: a stream written by the transition scripts, read by QueueEvents', () => {
   const h = engineHarness({ pollInterval: 50 });
@@ -74,7 +75,7 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     expect(got[10]).toMatchObject({ event: 'redriven', jobId: dead.id, state: 'waiting' });
   });
 
-  it('events: false in the queue settings writes nothing; maxLen keeps the stream near its length', async () => {
+  redisOnly('reads the Redis stream with EXISTS/XLEN')('events: false in the queue settings writes nothing; maxLen keeps the stream near its length', async () => {
     const queue = h.queue<number>('quiet');
     await queue.configure({ events: false });
     expect(await queue.getLimits()).toMatchObject({ events: false });
@@ -111,7 +112,7 @@ describe('queue events: a stream written by the transition scripts, read by Queu
     expect(iterated).toEqual(added.map((j) => j.id));
   });
 
-  it('resumes after its connection is killed, from the last id delivered: nothing lost, nothing twice', async () => {
+  redisOnly('kills the reader\'s Redis connection by its client name')('resumes after its connection is killed, from the last id delivered: nothing lost, nothing twice', async () => {
     const { reader, got } = events('drop');
     await reader.ready();
     const queue = h.queue<number>('drop');

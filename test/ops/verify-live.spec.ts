@@ -5,6 +5,7 @@ import { verifyQueue, verifyWatchedKeys } from '../../lib/store/verify.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { usePrivateRedis } from '../helpers/private-redis.js';
 import { testStore } from '../helpers/store.js';
+import { redisOnly } from '../helpers/store-kind.js';
 
 /**
  * verify() reads a queue in many commands; a worker that moves a job between
@@ -43,7 +44,7 @@ describe('verify() of a live queue', () => {
   const claimOne = () => store.claim('live', { count: 1, workerId: 'w', lockMs: 30_000 });
   const open = () => openDuplicate(commandOf(store), 'verify');
 
-  it('a move between its reads is not reported: the read is taken again', async () => {
+  redisOnly('drives verify\'s WATCHed Redis reads')('a move between its reads is not reported: the read is taken again', async () => {
     await queue.addBulk(Array.from({ length: 3 }, () => ({ name: 'send', data: {} })));
     const keys = keysOf(store, 'live');
 
@@ -66,7 +67,7 @@ describe('verify() of a live queue', () => {
     expect((await queue.getCounts()).active).toBe(2);
   });
 
-  it('a queue that keeps moving gets its last read after a bounded number of tries', async () => {
+  redisOnly('drives verify\'s WATCHed Redis reads')('a queue that keeps moving gets its last read after a bounded number of tries', async () => {
     await queue.addBulk(Array.from({ length: 20 }, () => ({ name: 'send', data: {} })));
     const keys = keysOf(store, 'live');
     let reads = 0;
@@ -81,7 +82,7 @@ describe('verify() of a live queue', () => {
     expect(await queue.verify()).toEqual([]);
   });
 
-  it('reads a slow queue that keeps moving three times, more only while the reads took under 2 s', async () => {
+  redisOnly('drives verify\'s WATCHed Redis reads')('reads a slow queue that keeps moving three times, more only while the reads took under 2 s', async () => {
     await queue.addBulk(Array.from({ length: 5 }, () => ({ name: 'send', data: {} })));
     let reads = 0;
     await readQuietly(open, verifyWatchedKeys(keysOf(store, 'live')), async () => {
@@ -93,7 +94,7 @@ describe('verify() of a live queue', () => {
     expect(reads).toBe(3);
   });
 
-  it('fails fast with RedisUnavailableError when the store is not connected', async () => {
+  redisOnly('opens verify\'s duplicate Redis connection')('fails fast with RedisUnavailableError when the store is not connected', async () => {
     const other = await testStore();
     const command = commandOf(other);
     await other.disconnect();

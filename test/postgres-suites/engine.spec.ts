@@ -1,3 +1,4 @@
+import '../helpers/postgres-run.js';
 import { postgresForFile } from '../helpers/postgres.js';
 // The engine specs again, every harness store a PostgresStore on a private PostgreSQL started once for the file
 // (npm run test:postgres; the default npm test runs the store contract and the tx specs on PostgreSQL only).

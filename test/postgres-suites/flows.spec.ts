@@ -1,3 +1,4 @@
+import '../helpers/postgres-run.js';
 import { postgresForFile } from '../helpers/postgres.js';
 // The flow specs again on a PostgresStore (npm run test:postgres). Left out: add-crash and crash (they kill a producer
 // between the two steps of a Redis flow add and between a child's finish and its outbox delivery: on PostgreSQL a

@@ -1,3 +1,4 @@
+import '../helpers/postgres-run.js';
 import { postgresForFile } from '../helpers/postgres.js';
 // The throughput-control and operations specs again on a PostgresStore (npm run test:postgres).
 // Expected to fail here: cases that inspect Redis keys through test/helpers/redis-access (backpressure, cancel-mixed

@@ -1,8 +1,7 @@
 import { InvalidArgumentError, type Job } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
-import { redisUrl } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import { WorkerProcess, childStoreOf } from '../helpers/worker-process.js';
 
 /**
  * The most jobs whose leases overlapped, from the Redis clock's startedAt
@@ -34,7 +33,7 @@ describe('global concurrency: at most n jobs of a queue active across every work
     await queue.setGlobalConcurrency(4);
     expect(await queue.getGlobalConcurrency()).toBe(4);
     // A 60 s poll: only wake-ups move work, so a slot the cap frees and no wake-up announces would stall the run past its bound.
-    const config = { url: redisUrl(), prefix: h.store.prefix, queue: 'capped', worker: { concurrency: 3, prefetch: 2, pollInterval: 60_000 }, holdMs: 80 };
+    const config = { ...childStoreOf(h.store), queue: 'capped', worker: { concurrency: 3, prefetch: 2, pollInterval: 60_000 }, holdMs: 80 };
     const procs = await Promise.all([WorkerProcess.start(config), WorkerProcess.start(config), WorkerProcess.start(config)]);
     let sampledPeak = 0;
     let sampling = true;

@@ -1,16 +1,15 @@
 import type { ActiveJob } from '../../lib/index.js';
 import { InvalidArgumentError } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
-import { redisUrl } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import { WorkerProcess, childStoreOf } from '../helpers/worker-process.js';
 
 describe('pause and resume', () => {
   const h = engineHarness();
 
   it('pauses one job name for a worker in another process; paused jobs keep their order and are counted', async () => {
     const queue = h.queue('names');
-    const proc = await WorkerProcess.start({ url: redisUrl(), prefix: h.store.prefix, queue: 'names', worker: { concurrency: 1 } });
+    const proc = await WorkerProcess.start({ ...childStoreOf(h.store), queue: 'names', worker: { concurrency: 1 } });
     try {
       // The worker is running and idle when the pause comes from this process.
       await queue.add('report', 'warm-up');

@@ -1,8 +1,7 @@
 import { InvalidArgumentError, RateLimitedError, type Job } from '../../lib/index.js';
 import { engineHarness } from '../helpers/harness.js';
-import { redisUrl } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import { WorkerProcess, childStoreOf } from '../helpers/worker-process.js';
 
 /** Start times (Redis clock) of the completed jobs, sorted. */
 async function startTimes(jobs: Job[]): Promise<number[]> {
@@ -16,7 +15,7 @@ describe('queue rate limit', () => {
     const queue = h.queue('limited');
     await queue.configure({ rateLimit: { max: 20, duration: 1000 } });
     await queue.addBulk(Array.from({ length: 160 }, (_, i) => ({ name: 'call', data: i })));
-    const config = { url: redisUrl(), prefix: h.store.prefix, queue: 'limited', worker: { concurrency: 10 } };
+    const config = { ...childStoreOf(h.store), queue: 'limited', worker: { concurrency: 10 } };
     const procs = await Promise.all([WorkerProcess.start(config), WorkerProcess.start(config)]);
     try {
       await waitFor(async () => (await queue.getCounts()).completed >= 130, { timeout: 20_000, message: '130 jobs done' });
