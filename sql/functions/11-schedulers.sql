@@ -154,6 +154,10 @@ DECLARE
   armed jsonb;
 BEGIN
   PERFORM @schema@.ensure_queue(p_queue);
+  -- FOR UPDATE locks no row while the scheduler does not exist yet: callers upserting a new one at once would each
+  -- see none and each report changed. This lock (held to commit) makes them take turns; under READ COMMITTED the
+  -- SELECT below then sees the first one's committed row, as the Lua script's atomic run does.
+  PERFORM pg_advisory_xact_lock(hashtext('spool-scheduler:@schema@:' || p_queue || ':' || (p_s->>'id')));
   SELECT * INTO cur FROM @schema@.schedulers WHERE queue = p_queue AND id = p_s->>'id' FOR UPDATE;
   IF FOUND AND cur.spec = p_s->>'spec' THEN RETURN jsonb_build_object('changed', false, 'next', cur.next); END IF;
   IF FOUND AND cur.next IS NOT NULL THEN PERFORM @schema@.sched_drop_pending(p_queue, cur.id, cur.next); END IF;
