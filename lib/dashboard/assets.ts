@@ -62,10 +62,14 @@ figure.mchart figcaption{font-weight:600;margin-bottom:6px}figure.mchart svg{max
 .key{font-weight:400;font-size:12px;margin-left:10px}.key::before{content:"";display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px;background:currentColor}
 .key.ok{color:#1f8a4c}.key.bad{color:#c62828}.key.p50{color:#1d4ed8}.key.p90{color:#b26a00}.key.p99{color:#c62828}
 td.acts{white-space:nowrap}
+details.addjob{margin:6px 0 10px}details.addjob summary{cursor:pointer;color:var(--link);width:max-content}
+form.addjob{display:grid;grid-template-columns:max-content 1fr;gap:6px 10px;align-items:start;background:#fff;border:1px solid var(--line);padding:10px 12px;max-width:680px;margin-top:6px}
+form.addjob textarea{font:12px/1.5 ui-monospace,Menlo,Consolas,monospace;padding:4px 6px;border:1px solid #cfd4db;border-radius:4px}
+form.addjob .field-errors,form.addjob button{grid-column:2}.field-errors{margin:0;padding-left:18px;color:var(--bad)}form.addjob button{justify-self:start}
 @media (prefers-color-scheme: dark){
 :root{--fg:#e6e9ef;--muted:#9aa3b2;--line:#2f3644;--bg:#141820;--ok:#4cc38a;--bad:#ff7b7b;--warn:#f0b45a;--link:#8ab4ff}
 .top{background:#0c0f14}
-table.grid,.figure,figure.mchart,dl.facts,pre,ul.tree,.empty,.tabs a.on,button,input{background:#1c212b;color:var(--fg)}
+table.grid,.figure,figure.mchart,dl.facts,pre,ul.tree,.empty,.tabs a.on,button,input,textarea,select,form.addjob{background:#1c212b;color:var(--fg)}
 .grid th{background:#222836}.badge,.badge.muted,.tabs .n{background:#2a303c;color:var(--fg)}
 .badge.ok,.st-completed{background:#173a28!important;color:var(--ok)!important}.badge.bad,.st-failed,.tabs a.bad .n{background:#4a1d1d!important;color:var(--bad)!important}
 .badge.warn,.st-delayed,.st-waiting-children{background:#43331a!important;color:var(--warn)!important}.st-active{background:#1b2c4d!important;color:var(--link)!important}
@@ -123,13 +127,33 @@ export const APP_JS = `(() => {
       if (back && main.dataset.back) location.href = main.dataset.back; else location.reload();
     } catch (err) { flash(String(err), true); button.disabled = false; }
   });
+  document.addEventListener('submit', async (e) => {
+    const form = e.target.closest('form[data-add]');
+    if (!form) return;
+    e.preventDefault();
+    const errors = form.querySelector('.field-errors');
+    const show = (list) => { errors.replaceChildren(...list.map((t) => { const li = document.createElement('li'); li.textContent = t; return li; })); errors.hidden = !list.length; };
+    const jobName = form.elements.jobName.value.trim();
+    const data = form.elements.data.value;
+    if (!confirm(form.dataset.confirm.replace('{name}', jobName))) return;
+    const main = document.getElementById('content');
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      const res = await fetch(main.dataset.endpoint, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', 'x-spool-csrf': csrf }, body: JSON.stringify({ action: 'add', jobName, data }) });
+      const reply = await res.json().catch(() => ({}));
+      button.disabled = false;
+      if (!res.ok) { show(reply.errors || [String(reply.message || res.statusText)]); flash((reply.message || res.statusText) + ' (HTTP ' + res.status + ')', true); return; }
+      show([]); sessionStorage.setItem('spool-flash', reply.message || 'Done'); location.reload();
+    } catch (err) { button.disabled = false; flash(String(err), true); }
+  });
   sync();
   if (every > 0) {
     const live = document.getElementById('live');
     if (live) live.hidden = false;
     setInterval(async () => {
       const active = document.activeElement;
-      if (document.hidden || picked().length || (active && active.tagName === 'INPUT')) return;
+      if (document.hidden || picked().length || (active && ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName)) || document.querySelector('details.addjob[open]')) return;
       try {
         const res = await fetch(location.href, { credentials: 'same-origin', headers: { 'x-spool-poll': '1' } });
         if (!res.ok) return;

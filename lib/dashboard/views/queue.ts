@@ -4,6 +4,7 @@ import { html, query, type SafeHtml } from './escape.js';
 import { ago, count, duration, jobs as njobs } from './format.js';
 import { actionButton, jobHref, queueHref } from './layout.js';
 import { STATE_COLUMNS } from './overview.js';
+import { addJobForm } from './add-job.js';
 
 export interface QueueFilter {
   readonly name?: string;
@@ -141,6 +142,7 @@ export function queueView(m: QueuePageModel): SafeHtml {
   const sub = (label: string, path: string): SafeHtml => html`<a href="${queueHref(m.base, m.connection, m.queue, path)}">${label}</a>`;
   return html`<div class="qhead"><h1>${m.queue} ${m.paused ? html`<span class="badge warn">paused</span>` : html`<span class="badge ok">running</span>`}</h1>${queueActions(m)}</div>
 <nav class="subnav">${sub('Schedulers', '/schedulers')} ${sub('Metrics', '/metrics')} <a href="${m.base === '/' ? '' : m.base}/_workers?queue=${encodeURIComponent(m.queue)}">Workers</a></nav>
+${m.readOnly ? '' : addJobForm('Add job', m.queue)}
 ${tabs(m)}
 ${search(m)}
 ${m.notice ? html`<p class="notice">${m.notice}</p>` : ''}
