@@ -62,6 +62,7 @@ figure.mchart figcaption{font-weight:600;margin-bottom:6px}figure.mchart svg{max
 .key{font-weight:400;font-size:12px;margin-left:10px}.key::before{content:"";display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px;background:currentColor}
 .key.ok{color:#1f8a4c}.key.bad{color:#c62828}.key.p50{color:#1d4ed8}.key.p90{color:#b26a00}.key.p99{color:#c62828}
 td.acts{white-space:nowrap}
+form.switcher{display:flex;gap:6px;align-items:center;margin:0 0 8px}select{font:inherit;padding:3px 6px;border:1px solid #cfd4db;border-radius:4px}
 details.addjob{margin:6px 0 10px}details.addjob summary{cursor:pointer;color:var(--link);width:max-content}
 form.addjob{display:grid;grid-template-columns:max-content 1fr;gap:6px 10px;align-items:start;background:#fff;border:1px solid var(--line);padding:10px 12px;max-width:680px;margin-top:6px}
 form.addjob textarea{font:12px/1.5 ui-monospace,Menlo,Consolas,monospace;padding:4px 6px;border:1px solid #cfd4db;border-radius:4px}
@@ -128,6 +129,8 @@ export const APP_JS = `(() => {
     } catch (err) { flash(String(err), true); button.disabled = false; }
   });
   document.addEventListener('submit', async (e) => {
+    const to = e.target.closest('form[data-switch]');
+    if (to) { e.preventDefault(); location.href = to.elements.to.value; return; }
     const form = e.target.closest('form[data-add]');
     if (!form) return;
     e.preventDefault();

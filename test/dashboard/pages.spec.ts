@@ -180,6 +180,17 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         await http.get('/queues/default/nope').set('x-user', 'ada').expect(404);
       });
 
+      it('switches queues from a queue page: a labelled select of every queue, the current one selected', async () => {
+        const res = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
+        const form = /<form class="switcher"[\s\S]*?<\/form>/.exec(res.text)![0];
+        expect(form).toContain('<label for="queue-switch">Queue</label>');
+        expect([...form.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => [m[1], m[3], Boolean(m[2])])).toEqual([
+          ['/queues/default/billing', 'billing', false],
+          ['/queues/default/mail', 'mail', true],
+        ]);
+        expect(form).toContain('<button type="submit">Go</button>');
+      });
+
       it('renders job data escaped', async () => {
         const job = await mail.add('send', { html: '<script>alert(1)</script>', quote: `"'` }, { delay: 60_000 });
         const res = await http.get(`/queues/default/mail/jobs/${job.id}`).set('x-user', 'ada').expect(200);
