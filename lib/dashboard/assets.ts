@@ -3,8 +3,9 @@
 // confirms and posts actions and refreshes the page.
 
 export const APP_CSS = `
-:root{--fg:#1d2330;--muted:#6b7280;--line:#e3e6eb;--bg:#f6f7f9;--ok:#1f8a4c;--bad:#c62828;--warn:#b26a00;--link:#1d4ed8}
+:root{--fg:#1d2330;--muted:#5f6673;--line:#e3e6eb;--bg:#f6f7f9;--ok:#17703f;--bad:#c62828;--warn:#8f5600;--link:#1d4ed8}
 *{box-sizing:border-box}
+:focus-visible{outline:2px solid var(--link);outline-offset:2px}.top :focus-visible{outline-color:#fff}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}
 .top{display:flex;align-items:center;gap:16px;padding:10px 20px;background:#1d2330;color:#fff}
@@ -58,9 +59,9 @@ figure.mchart{margin:0 0 18px;background:#fff;border:1px solid var(--line);paddi
 figure.mchart figcaption{font-weight:600;margin-bottom:6px}figure.mchart svg{max-width:100%;height:auto}
 .mchart text{font-size:11px;fill:var(--muted)}.mchart .grid{stroke:var(--line)}.mchart .axis{stroke:#9aa3b2}
 .mchart rect.ok{fill:#34a66a}.mchart rect.bad{fill:#e05252}.mchart .line{fill:none;stroke-width:1.6}
-.mchart .p50{stroke:#1d4ed8;fill:#1d4ed8}.mchart .p90{stroke:#b26a00;fill:#b26a00}.mchart .p99{stroke:#c62828;fill:#c62828}.mchart polyline.line{fill:none}
+.mchart .p50{stroke:#1d4ed8;fill:#1d4ed8}.mchart .p90{stroke:#8f5600;fill:#8f5600}.mchart .p99{stroke:#c62828;fill:#c62828}.mchart polyline.line{fill:none}
 .key{font-weight:400;font-size:12px;margin-left:10px}.key::before{content:"";display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px;background:currentColor}
-.key.ok{color:#1f8a4c}.key.bad{color:#c62828}.key.p50{color:#1d4ed8}.key.p90{color:#b26a00}.key.p99{color:#c62828}
+.key.ok{color:var(--ok)}.key.bad{color:var(--bad)}.key.p50{color:#1d4ed8}.key.p90{color:#8f5600}.key.p99{color:#c62828}
 td.acts{white-space:nowrap}
 form.switcher{display:flex;gap:6px;align-items:center;margin:0 0 8px}select{font:inherit;padding:3px 6px;border:1px solid #cfd4db;border-radius:4px}
 details.addjob{margin:6px 0 10px}details.addjob summary{cursor:pointer;color:var(--link);width:max-content}
@@ -76,7 +77,9 @@ table.grid,.figure,figure.mchart,dl.facts,pre,ul.tree,.empty,.tabs a.on,button,i
 .badge.warn,.st-delayed,.st-waiting-children{background:#43331a!important;color:var(--warn)!important}.st-active{background:#1b2c4d!important;color:var(--link)!important}
 .notice,.flash{background:#1b2c4d;border-color:#2f4a7d}.flash.error{background:#4a1d1d;border-color:#7d2f2f}
 pre.stack{background:#2a1a1a;color:#ffb3b3}.chart svg{background:#1c212b}button:hover{background:#262c38}
-button.act{border-color:var(--link);color:var(--link)}ul.tree li.current>strong{background:#43331a}td.zero a{color:#5b6474}
+button.act{border-color:var(--link);color:var(--link)}
+.mchart .p50{stroke:#8ab4ff;fill:#8ab4ff}.mchart .p90{stroke:#f0b45a;fill:#f0b45a}.mchart .p99{stroke:#ff7b7b;fill:#ff7b7b}.key.p50{color:#8ab4ff}.key.p90{color:#f0b45a}.key.p99{color:#ff7b7b}
+ul.tree li.current>strong{background:#43331a}td.zero a{color:#5b6474}
 }
 `;
 
