@@ -11,6 +11,12 @@ export interface RedisClusterOptions {
   readonly appendonly?: boolean;
   /** Extra redis-server arguments for every node. */
   readonly args?: readonly string[];
+  /**
+   * Opt-in TLS (a makeCertificates() result from tls-redis.ts): every node also
+   * listens for TLS on a free port of its own (`tlsPort`), requires client
+   * certificates of that CA, and runs the bus and replication over TLS.
+   */
+  readonly tls?: { readonly dir: string; readonly caFile: string };
   /** How long start() waits for cluster_state:ok, in ms. Default 30,000. */
   readonly startTimeout?: number;
 }
@@ -33,6 +39,8 @@ export declare class RedisCluster {
   readonly nodes: readonly RedisServer[];
   /** Root nodes for node-redis createCluster (the running nodes). */
   readonly rootNodes: { url: string }[];
+  /** `rediss://` root nodes on the TLS ports (a cluster started with `tls`). */
+  readonly tlsRootNodes: { url: string }[];
   node(port: number): RedisServer;
   topology(): Promise<ClusterNodeRow[]>;
   masters(): Promise<RedisServer[]>;

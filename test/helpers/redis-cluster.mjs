@@ -86,6 +86,23 @@ export function parseClusterNodes(text) {
 }
 
 /**
+ * redis-server arguments for a TLS node (`tls`: a makeCertificates() result):
+ * clients on `tlsPort` need a certificate of the CA, and the cluster bus and
+ * replication run over TLS too, so what the nodes advertise to clients is TLS.
+ */
+function tlsArgs(tls, tlsPort) {
+  return [
+    '--tls-port', String(tlsPort),
+    '--tls-cert-file', `${tls.dir}/server.crt`,
+    '--tls-key-file', `${tls.dir}/server.key`,
+    '--tls-ca-cert-file', tls.caFile,
+    '--tls-auth-clients', 'yes',
+    '--tls-cluster', 'yes',
+    '--tls-replication', 'yes',
+  ];
+}
+
+/**
  * A local Redis Cluster owned by the test that started it. Every node is a
  * RedisServer (its own pid, port and temp directory); stop() ends each by its
  * pid and removes the directories. No persistence unless `appendonly`.
@@ -114,8 +131,8 @@ export class RedisCluster {
       for (let i = 0; i < count; i++) {
         // The cluster bus gets its own free port: the default (port + 10000) may be taken or past 65535.
         const busPort = await freePort();
-        nodes.push(
-          await RedisServer.start({
+        const tlsPort = options.tls ? await freePort() : undefined;
+        const node = await RedisServer.start({
             appendonly: options.appendonly ?? false,
             args: [
               '--cluster-enabled', 'yes',
@@ -126,10 +143,13 @@ export class RedisCluster {
               '--cluster-replica-validity-factor', '0',
               // Replicas sync at once (the default waits 5 s for more replicas to share one transfer).
               '--repl-diskless-sync-delay', '0',
+              ...(options.tls ? tlsArgs(options.tls, tlsPort) : []),
               ...(options.args ?? []),
             ],
-          }),
-        );
+          });
+        // Opt-in TLS: the node keeps its plain port (the harness's raw commands) and listens for TLS on tlsPort too.
+        if (tlsPort !== undefined) node.tlsPort = tlsPort;
+        nodes.push(node);
       }
       const cluster = new RedisCluster(nodes, nodeTimeout);
       await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'], {
@@ -148,9 +168,14 @@ export class RedisCluster {
     return this.nodes.filter((n) => n.running).map((n) => ({ url: n.url }));
   }
 
-  /** The running node on `port`. */
+  /** `rediss://` root nodes (TLS ports) of a cluster started with `tls`. */
+  get tlsRootNodes() {
+    return this.nodes.filter((n) => n.running && n.tlsPort !== undefined).map((n) => ({ url: `rediss://127.0.0.1:${n.tlsPort}` }));
+  }
+
+  /** The running node on `port` (its plain port, or its TLS port: a TLS cluster advertises those). */
   node(port) {
-    const node = this.nodes.find((n) => n.port === port);
+    const node = this.nodes.find((n) => n.port === port || (n.tlsPort !== undefined && n.tlsPort === port));
     if (!node) throw new Error(`no node of this cluster listens on port ${port}`);
     return node;
   }
