@@ -270,6 +270,25 @@ describe('dashboard in a real browser (sample app, chromium)', () => {
     await page.screenshot({ path: join(SHOTS, 'redis.png'), fullPage: true });
   });
 
+  it('Add job form: the DTO\'s field errors under the form, then the job added (confirmed)', async () => {
+    await page.goto(`${url}/default/emails?state=waiting`);
+    await page.locator('summary', { hasText: 'Add job' }).click();
+    await page.getByLabel('Job name').fill('send');
+    await page.getByLabel('Data (JSON object)').fill('{ "to": "not-an-address", "subject": "" }');
+    const asked = await accept(() => page.getByRole('button', { name: 'Add job' }).click());
+    expect(asked).toEqual(['Add a job named "send" to emails?']);
+    const errors = await page.locator('form.addjob .field-errors li').allInnerTexts();
+    expect(errors).toEqual(expect.arrayContaining([expect.stringMatching(/^to: .*email/), expect.stringMatching(/^subject: /)]));
+    await page.screenshot({ path: join(SHOTS, 'add-job-errors.png'), fullPage: true });
+    await page.getByLabel('Data (JSON object)').fill('{ "to": "ada@example.com", "subject": "hello from the dashboard" }');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Add job' }).click();
+    const flash = page.locator('#flash', { hasText: /^Added job \S+ \(send\) to emails$/ });
+    await flash.waitFor({ timeout: 10_000 });
+    const id = /^Added job (\S+) /.exec(await flash.innerText())![1]!;
+    expect((await emails.getJob(id))?.data).toEqual({ to: 'ada@example.com', subject: 'hello from the dashboard' });
+  });
+
   it('follows prefers-color-scheme: dark', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     try {
