@@ -7,6 +7,7 @@ import type { Outbox } from './outbox.js';
 /** The points of a move where a test may stop the relay (a "crash": the transaction rolls back, the rows stay). */
 export type RelayStep = 'read' | 'written';
 
+/** What an OutboxRelay moves, where to, and how often it looks without a wake-up. */
 export interface OutboxRelayOptions {
   /** The outbox whose committed rows are moved. */
   readonly outbox: Outbox;
