@@ -1,5 +1,7 @@
+import 'reflect-metadata';
+import { Test } from '@nestjs/testing';
 import pg from 'pg';
-import { Queue, RedisStore, TransactionalEnqueueUnsupportedError, Worker } from '../../lib/index.js';
+import { getQueueToken, QueueModule, Queue, RedisStore, TransactionalEnqueueUnsupportedError, Worker } from '../../lib/index.js';
 import { Outbox, OutboxRelay, type RelayStep } from '../../lib/outbox/index.js';
 import { uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
 import { usePrivateRedis } from '../helpers/private-redis.js';
@@ -171,5 +173,20 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     });
     expect(() => new RedisStore({ url: redis.url }, { outbox: {} as Outbox })).toThrow(/options\.outbox/);
     expect(() => new Outbox({ connectionString: 'x', schema: 'Bad-Name' })).toThrow(/schema/);
+  });
+
+  it('Nest: the connection option outbox makes an injected queue write { tx } adds to the outbox', async () => {
+    const app = await Test.createTestingModule({
+      imports: [QueueModule.forRoot({ connection: { url: redis.url, prefix: schema, outbox } }), QueueModule.registerQueue('nest-mail')],
+    }).compile();
+    await app.init();
+    closers.push(() => app.close());
+    const queue = app.get<Queue<{ i: number }>>(getQueueToken('nest-mail'));
+    const job = await inTransaction(true, (tx) => queue.add('confirm', { i: 7 }, { tx }));
+    expect(await rowsLeft()).toBe(1);
+    expect(await queue.getJob(job.id)).toBeNull();
+    // The relay adds through the test's own store (same Redis and prefix): the Nest queue then reads the job.
+    expect(await relay().drain()).toBe(1);
+    expect((await queue.getJob(job.id))?.data).toEqual({ i: 7 });
   });
 });
