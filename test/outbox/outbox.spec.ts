@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import pg from 'pg';
-import { getQueueToken, QueueModule, Queue, RedisStore, TransactionalEnqueueUnsupportedError, Worker } from '../../lib/index.js';
+import { FlowProducer, getQueueToken, QueueModule, Queue, RedisStore, TransactionalEnqueueUnsupportedError, Worker } from '../../lib/index.js';
 import { Outbox, OutboxRelay, type RelayStep } from '../../lib/outbox/index.js';
 import { uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
 import { usePrivateRedis } from '../helpers/private-redis.js';
@@ -170,6 +170,10 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     const queue = new Queue('emails', { store: plain });
     await inTransaction(false, async (tx) => {
       await expect(queue.add('confirm', {}, { tx })).rejects.toThrow(TransactionalEnqueueUnsupportedError);
+    });
+    // Flows through an outbox are not built yet: refused, not silently written to Redis outside the transaction.
+    await inTransaction(false, async (tx) => {
+      await expect(new FlowProducer({ store }).add({ name: 'p', queueName: 'emails', data: {} }, { tx })).rejects.toThrow(TransactionalEnqueueUnsupportedError);
     });
     expect(() => new RedisStore({ url: redis.url }, { outbox: {} as Outbox })).toThrow(/options\.outbox/);
     expect(() => new Outbox({ connectionString: 'x', schema: 'Bad-Name' })).toThrow(/schema/);
