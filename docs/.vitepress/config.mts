@@ -29,6 +29,7 @@ export const SECTIONS: readonly { text: string; items: DefaultTheme.SidebarItem[
       { text: 'Workers: pause, sandboxes, batches', link: '/guide/workers' },
       { text: 'Testing', link: '/guide/testing' },
       ...optional({ text: 'PostgreSQL', link: '/guide/postgres' }),
+      ...optional({ text: 'Transactional enqueue on Redis (outbox)', link: '/guide/outbox' }),
       { text: 'The sample app', link: '/guide/sample-app' },
     ],
   },

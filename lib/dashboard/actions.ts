@@ -1,11 +1,12 @@
 import { BadRequestException, Logger } from '@nestjs/common';
 import { InvalidArgumentError } from '../engine/errors.js';
+import { QueueValidationError } from '../nest/errors.js';
 import { ChildrenPendingError, JobNotFailedError, JobNotFinishedError, JobNotFoundError } from '../engine/flow-errors.js';
 import type { Queue } from '../engine/queue.js';
 import type { FinishedState } from '../engine/dead-letters.js';
 import { jobs } from './views/format.js';
 
-export const ACTIONS = ['redrive', 'cancel', 'promote', 'remove', 'purge', 'pause', 'resume', 'run-scheduler', 'pause-scheduler', 'resume-scheduler', 'remove-scheduler', 'pause-worker', 'resume-worker'] as const;
+export const ACTIONS = ['redrive', 'cancel', 'promote', 'remove', 'purge', 'pause', 'resume', 'run-scheduler', 'pause-scheduler', 'resume-scheduler', 'remove-scheduler', 'pause-worker', 'resume-worker', 'add'] as const;
 export type DashboardAction = (typeof ACTIONS)[number];
 
 /** A parsed action request (JSON body posted by the page script). */
@@ -19,6 +20,28 @@ export interface ActionRequest {
   readonly scheduler?: string;
   /** pause-worker, resume-worker: the worker's id. */
   readonly worker?: string;
+  /** add: the new job's name and its data as JSON text (the form's textarea). */
+  readonly jobName?: string;
+  readonly data?: string;
+}
+
+const MAX_DATA_CHARS = 256 * 1024;
+
+/** A 400 whose body also lists every failed constraint, so the form can show them by field. */
+function invalid(message: string, errors: readonly string[]): BadRequestException {
+  return new BadRequestException({ statusCode: 400, message, errors });
+}
+
+/** The add form's data: JSON text that must parse to an object (a DTO, when registered, checks the rest). */
+function parseData(text: string): object {
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (err) {
+    throw invalid('data is not valid JSON', [`data: ${(err as Error).message}`]);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('data must be a JSON object', ['data: must be a JSON object, e.g. {"to": "ada@example.com"}']);
+  return value;
 }
 
 const MAX_IDS = 1000;
@@ -64,6 +87,11 @@ export function parseAction(body: unknown): ActionRequest {
   const scheduler = typeof b.scheduler === 'string' ? b.scheduler : undefined;
   if ((action === 'pause-worker' || action === 'resume-worker') && (typeof b.worker !== 'string' || b.worker.length === 0)) throw bad(`${action} needs worker: the worker's id`);
   const worker = typeof b.worker === 'string' ? b.worker : undefined;
+  if (action === 'add') {
+    if (typeof b.jobName !== 'string' || b.jobName.trim().length === 0 || b.jobName.length > 256) throw invalid('add needs jobName: the new job\'s name', ['jobName: required, 1 to 256 characters']);
+    if (typeof b.data !== 'string' || b.data.length > MAX_DATA_CHARS) throw invalid('add needs data: JSON text of an object', [`data: required, JSON text up to ${MAX_DATA_CHARS} characters`]);
+    return { action, jobName: b.jobName.trim(), data: b.data };
+  }
   return { action, ...(ids && { ids }), ...(names && { names }), ...(filter && { filter }), ...(typeof b.state === 'string' && { state: b.state }), ...(scheduler !== undefined && { scheduler }), ...(worker !== undefined && { worker }) };
 }
 
@@ -106,6 +134,11 @@ export async function runAction(queue: Queue, a: ActionRequest): Promise<string>
         if (!(await (pause ? queue.pauseWorker(a.worker!) : queue.resumeWorker(a.worker!)))) throw bad(`no live worker "${a.worker}" of ${q}`);
         return `Asked worker ${a.worker} of ${q} to ${pause ? 'pause' : 'resume'} (it does so at its next heartbeat, within 5 s)`;
       }
+      case 'add': {
+        // queue.add runs the DTO registered for this job name (QueueModule jobs / @OnJob dto) before writing.
+        const job = await queue.add(a.jobName!, parseData(a.data!));
+        return `Added job ${job.id} (${a.jobName}) to ${q}`;
+      }
       case 'pause-scheduler':
         if (!(await queue.pauseScheduler(a.scheduler!))) throw bad(`no scheduler "${a.scheduler}" in ${q}`);
         return `Paused scheduler ${a.scheduler} of ${q}`;
@@ -117,6 +150,7 @@ export async function runAction(queue: Queue, a: ActionRequest): Promise<string>
         return `Removed scheduler ${a.scheduler} of ${q}`;
     }
   } catch (err) {
+    if (err instanceof QueueValidationError) throw invalid(`data does not match the DTO of "${err.jobName}"`, err.constraints);
     // Bad input and refused transitions (not finished, children pending...) come back as typed engine errors.
     const refused = [InvalidArgumentError, JobNotFinishedError, JobNotFailedError, JobNotFoundError, ChildrenPendingError];
     if (refused.some((type) => err instanceof type)) throw bad((err as Error).message);

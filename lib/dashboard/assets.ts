@@ -3,8 +3,9 @@
 // confirms and posts actions and refreshes the page.
 
 export const APP_CSS = `
-:root{--fg:#1d2330;--muted:#6b7280;--line:#e3e6eb;--bg:#f6f7f9;--ok:#1f8a4c;--bad:#c62828;--warn:#b26a00;--link:#1d4ed8}
+:root{--fg:#1d2330;--muted:#5f6673;--line:#e3e6eb;--bg:#f6f7f9;--ok:#17703f;--bad:#c62828;--warn:#8f5600;--link:#1d4ed8}
 *{box-sizing:border-box}
+:focus-visible{outline:2px solid var(--link);outline-offset:2px}.top :focus-visible{outline-color:#fff}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}
 .top{display:flex;align-items:center;gap:16px;padding:10px 20px;background:#1d2330;color:#fff}
@@ -58,20 +59,27 @@ figure.mchart{margin:0 0 18px;background:#fff;border:1px solid var(--line);paddi
 figure.mchart figcaption{font-weight:600;margin-bottom:6px}figure.mchart svg{max-width:100%;height:auto}
 .mchart text{font-size:11px;fill:var(--muted)}.mchart .grid{stroke:var(--line)}.mchart .axis{stroke:#9aa3b2}
 .mchart rect.ok{fill:#34a66a}.mchart rect.bad{fill:#e05252}.mchart .line{fill:none;stroke-width:1.6}
-.mchart .p50{stroke:#1d4ed8;fill:#1d4ed8}.mchart .p90{stroke:#b26a00;fill:#b26a00}.mchart .p99{stroke:#c62828;fill:#c62828}.mchart polyline.line{fill:none}
+.mchart .p50{stroke:#1d4ed8;fill:#1d4ed8}.mchart .p90{stroke:#8f5600;fill:#8f5600}.mchart .p99{stroke:#c62828;fill:#c62828}.mchart polyline.line{fill:none}
 .key{font-weight:400;font-size:12px;margin-left:10px}.key::before{content:"";display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px;background:currentColor}
-.key.ok{color:#1f8a4c}.key.bad{color:#c62828}.key.p50{color:#1d4ed8}.key.p90{color:#b26a00}.key.p99{color:#c62828}
+.key.ok{color:var(--ok)}.key.bad{color:var(--bad)}.key.p50{color:#1d4ed8}.key.p90{color:#8f5600}.key.p99{color:#c62828}
 td.acts{white-space:nowrap}
+form.switcher{display:flex;gap:6px;align-items:center;margin:0 0 8px}select{font:inherit;padding:3px 6px;border:1px solid #cfd4db;border-radius:4px}
+details.addjob{margin:6px 0 10px}details.addjob summary{cursor:pointer;color:var(--link);width:max-content}
+form.addjob{display:grid;grid-template-columns:max-content 1fr;gap:6px 10px;align-items:start;background:#fff;border:1px solid var(--line);padding:10px 12px;max-width:680px;margin-top:6px}
+form.addjob textarea{font:12px/1.5 ui-monospace,Menlo,Consolas,monospace;padding:4px 6px;border:1px solid #cfd4db;border-radius:4px}
+form.addjob .field-errors,form.addjob button{grid-column:2}.field-errors{margin:0;padding-left:18px;color:var(--bad)}form.addjob button{justify-self:start}
 @media (prefers-color-scheme: dark){
 :root{--fg:#e6e9ef;--muted:#9aa3b2;--line:#2f3644;--bg:#141820;--ok:#4cc38a;--bad:#ff7b7b;--warn:#f0b45a;--link:#8ab4ff}
 .top{background:#0c0f14}
-table.grid,.figure,figure.mchart,dl.facts,pre,ul.tree,.empty,.tabs a.on,button,input{background:#1c212b;color:var(--fg)}
+table.grid,.figure,figure.mchart,dl.facts,pre,ul.tree,.empty,.tabs a.on,button,input,textarea,select,form.addjob{background:#1c212b;color:var(--fg)}
 .grid th{background:#222836}.badge,.badge.muted,.tabs .n{background:#2a303c;color:var(--fg)}
 .badge.ok,.st-completed{background:#173a28!important;color:var(--ok)!important}.badge.bad,.st-failed,.tabs a.bad .n{background:#4a1d1d!important;color:var(--bad)!important}
 .badge.warn,.st-delayed,.st-waiting-children{background:#43331a!important;color:var(--warn)!important}.st-active{background:#1b2c4d!important;color:var(--link)!important}
 .notice,.flash{background:#1b2c4d;border-color:#2f4a7d}.flash.error{background:#4a1d1d;border-color:#7d2f2f}
 pre.stack{background:#2a1a1a;color:#ffb3b3}.chart svg{background:#1c212b}button:hover{background:#262c38}
-button.act{border-color:var(--link);color:var(--link)}ul.tree li.current>strong{background:#43331a}td.zero a{color:#5b6474}
+button.act{border-color:var(--link);color:var(--link)}
+.mchart .p50{stroke:#8ab4ff;fill:#8ab4ff}.mchart .p90{stroke:#f0b45a;fill:#f0b45a}.mchart .p99{stroke:#ff7b7b;fill:#ff7b7b}.key.p50{color:#8ab4ff}.key.p90{color:#f0b45a}.key.p99{color:#ff7b7b}
+ul.tree li.current>strong{background:#43331a}td.zero a{color:#5b6474}
 }
 `;
 
@@ -123,13 +131,35 @@ export const APP_JS = `(() => {
       if (back && main.dataset.back) location.href = main.dataset.back; else location.reload();
     } catch (err) { flash(String(err), true); button.disabled = false; }
   });
+  document.addEventListener('submit', async (e) => {
+    const to = e.target.closest('form[data-switch]');
+    if (to) { e.preventDefault(); location.href = to.elements.to.value; return; }
+    const form = e.target.closest('form[data-add]');
+    if (!form) return;
+    e.preventDefault();
+    const errors = form.querySelector('.field-errors');
+    const show = (list) => { errors.replaceChildren(...list.map((t) => { const li = document.createElement('li'); li.textContent = t; return li; })); errors.hidden = !list.length; };
+    const jobName = form.elements.jobName.value.trim();
+    const data = form.elements.data.value;
+    if (!confirm(form.dataset.confirm.replace('{name}', jobName))) return;
+    const main = document.getElementById('content');
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      const res = await fetch(main.dataset.endpoint, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', 'x-spool-csrf': csrf }, body: JSON.stringify({ action: 'add', jobName, data }) });
+      const reply = await res.json().catch(() => ({}));
+      button.disabled = false;
+      if (!res.ok) { show(reply.errors || [String(reply.message || res.statusText)]); flash((reply.message || res.statusText) + ' (HTTP ' + res.status + ')', true); return; }
+      show([]); sessionStorage.setItem('spool-flash', reply.message || 'Done'); location.reload();
+    } catch (err) { button.disabled = false; flash(String(err), true); }
+  });
   sync();
   if (every > 0) {
     const live = document.getElementById('live');
     if (live) live.hidden = false;
     setInterval(async () => {
       const active = document.activeElement;
-      if (document.hidden || picked().length || (active && active.tagName === 'INPUT')) return;
+      if (document.hidden || picked().length || (active && ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName)) || document.querySelector('details.addjob[open]')) return;
       try {
         const res = await fetch(location.href, { credentials: 'same-origin', headers: { 'x-spool-poll': '1' } });
         if (!res.ok) return;

@@ -45,6 +45,14 @@ export class DashboardReader {
     return queue;
   }
 
+  /** Every queue this dashboard shows, sorted, with its page's link: from the registry, no Redis command. */
+  queueLinks(): { label: string; href: string; connection: string; queue: string }[] {
+    const many = this.connectionNames().length > 1;
+    const pairs = this.connectionNames().flatMap((c) => this.registry.queues(c).map((q) => [c, q.name] as const));
+    pairs.sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0]));
+    return pairs.map(([connection, queue]) => ({ connection, queue, label: many ? `${queue} (${connection})` : queue, href: queueHref(this.base, connection, queue) }));
+  }
+
   async overview(): Promise<OverviewRow[]> {
     const pairs = this.connectionNames().flatMap((c) => this.registry.queues(c).map((q) => [c, q] as const));
     pairs.sort((a, b) => a[1].name.localeCompare(b[1].name) || a[0].localeCompare(b[0]));
@@ -81,7 +89,7 @@ export class DashboardReader {
     // A filter is counted by scanning: up to MATCH_CAP, shown as "10,000+" past it, so a page over a big state stays a few bounded scans.
     const filtered = Object.keys(engineFilter).length > 0;
     const matching = await queue.countJobs(state, engineFilter, filtered ? MATCH_CAP : undefined);
-    const common = { base: this.base, connection, queue: name, counts, paused, pausedNames, state, filter, matching, matchingCapped: filtered && matching >= MATCH_CAP, readOnly, now: Date.now(), notice };
+    const common = { base: this.base, connection, queue: name, queues: this.queueLinks(), counts, paused, pausedNames, state, filter, matching, matchingCapped: filtered && matching >= MATCH_CAP, readOnly, now: Date.now(), notice };
     if (state === 'failed') {
       // Dead letters: newest first, cursor paging (the engine's indexes and bounded text scan).
       const page = await queue.getFailed({ ...engineFilter, limit: PAGE_SIZE, ...(q.cursor && { cursor: q.cursor }) });

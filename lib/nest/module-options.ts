@@ -4,6 +4,7 @@ import { PREFIX_PATTERN, PREFIX_RULE } from '../store/keys.js';
 import type { RedisConnection } from '../store/connections/options.js';
 import { resolveConnection } from '../store/connections/options.js';
 import type { Durability } from '../store/store-options.js';
+import type { OutboxWriter } from '../store/transaction.js';
 import { InvalidArgumentError, UnknownOptionError, type UnknownKey } from '../common/errors.js';
 import { CONNECTION_HINTS, JOB_HINTS, MODULE_HINTS, WORKER_HINTS } from '../common/option-hints.js';
 import { describe, unknownKeys, type OptionHints } from '../common/validation.js';
@@ -57,6 +58,8 @@ export interface SpoolConnectionSettings {
   readonly commandTimeoutMs?: number;
   /** While Redis is unreachable, at most one summary line per this many ms (after one error line). Default 30,000. */
   readonly outageLogInterval?: number;
+  /** An `Outbox` (spool/outbox): `add(name, data, { tx })` writes the job in your PostgreSQL transaction; an `OutboxRelay` moves it to Redis. */
+  readonly outbox?: OutboxWriter;
   /**
    * Redis not up at bootstrap: true keeps connecting with capped backoff
    * (the engine's connect({ wait: true })) and logs every 5 s while it

@@ -18,6 +18,8 @@ import type { EventReader, JobRecord } from './store.js';
 import type { SpoolLogger } from '../logger.js';
 import { RedisSchedulers } from './redis-schedulers.js';
 import { OutageLog } from './outage-log.js';
+import type { AddBatchOutcome, NewJob } from './add-records.js';
+import type { TransactionClient } from './transaction.js';
 import { resolveStoreConfig, type ConnectOptions, type RedisStoreConfig, type RedisStoreOptions } from './store-options.js';
 import { RedisEventReader } from './redis-events.js';
 import { scanQueueNames } from './scan-queues.js';
@@ -53,6 +55,11 @@ export class RedisStoreBase implements AsyncDisposable {
 
   /** Turns an outage into a few log lines; workers of this store report their failed calls here. */
   readonly outage: OutageLog;
+  /**
+   * add() in the caller's PostgreSQL transaction, through the outbox given
+   * as option `outbox`; undefined without one (the engine then refuses `{ tx }`).
+   */
+  readonly addInTransaction: ((queue: string, jobs: readonly NewJob[], tx: TransactionClient) => Promise<AddBatchOutcome>) | undefined;
 
   /** `new RedisStore({ url, prefix })`; the older `new RedisStore({ url }, { prefix })` means the same. */
   constructor(config: RedisStoreConfig);
@@ -87,6 +94,8 @@ export class RedisStoreBase implements AsyncDisposable {
         onLost: (err) => this.outage.lost(`subscriber connection: ${err.message}`),
       });
     this.carryNotes = noteCarrier(this.notify);
+    const outbox = config.outbox;
+    this.addInTransaction = outbox === undefined ? undefined : (queue, jobs, tx) => outbox.write(queue, jobs, tx);
   }
 
   /**

@@ -6,6 +6,7 @@ import type { NotifyAdapter } from '../notify/notify-adapter.js';
 import { CONNECTION_KEYS, resolveConnection, type RedisConnection, type ResolvedConnection } from './connections/options.js';
 import { PREFIX_PATTERN, PREFIX_RULE } from './keys.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from './reply-clock.js';
+import type { OutboxWriter } from './transaction.js';
 
 export type { RedisConnection } from './connections/options.js';
 export { CONNECTION_KEYS };
@@ -58,6 +59,13 @@ export interface RedisStoreOptions {
    * commands queued behind a WAIT wait that long too).
    */
   readonly commandTimeoutMs?: number;
+  /**
+   * Transactional enqueue on Redis: `queue.add(name, data, { tx })` writes the
+   * job to this outbox in the caller's PostgreSQL transaction (an `Outbox` of
+   * `spool/outbox`), and an `OutboxRelay` moves committed rows to Redis.
+   * Without it, `{ tx }` is refused (TransactionalEnqueueUnsupportedError).
+   */
+  readonly outbox?: OutboxWriter;
 }
 
 /** When a write counts as done: `async` once the master has it (Redis's default), `replicated` once a replica confirmed it too (WAIT). */
@@ -71,7 +79,7 @@ export type Durability = 'async' | 'replicated';
 export type RedisStoreConfig = RedisConnection & RedisStoreOptions;
 
 /** Keys of the options part, also accepted in the one-object form. */
-export const STORE_OPTION_KEYS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs', 'outageLogInterval', 'notify', 'durability', 'replicationTimeoutMs', 'commandTimeoutMs'] as const;
+export const STORE_OPTION_KEYS = ['prefix', 'logger', 'requireNoEviction', 'transientRetryMs', 'outageLogInterval', 'notify', 'durability', 'replicationTimeoutMs', 'commandTimeoutMs', 'outbox'] as const;
 
 export interface ResolvedStoreConfig {
   readonly connection: ResolvedConnection;
@@ -84,6 +92,7 @@ export interface ResolvedStoreConfig {
   readonly durability: Durability;
   readonly replicationTimeoutMs: number;
   readonly commandTimeoutMs: number;
+  readonly outbox?: OutboxWriter;
 }
 
 /**
@@ -145,6 +154,10 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
       `raise commandTimeoutMs (default ${DEFAULT_COMMAND_TIMEOUT_MS} + replicationTimeoutMs) or lower replicationTimeoutMs`,
     );
   }
+  const outbox = merged.outbox;
+  if (outbox !== undefined && (typeof outbox !== 'object' || outbox === null || typeof (outbox as { write?: unknown }).write !== 'function')) {
+    throw new InvalidArgumentError('RedisStore options.outbox', `must be an Outbox (spool/outbox), got ${describe(outbox)}`, 'pass new Outbox({ connectionString }) or leave it out');
+  }
   const logger = merged.logger as SpoolLogger | undefined;
   const notify = merged.notify as NotifyAdapter | undefined;
   return {
@@ -158,5 +171,6 @@ export function resolveStoreConfig(first: unknown, second: unknown = {}): Resolv
     durability,
     replicationTimeoutMs,
     commandTimeoutMs,
+    ...(outbox !== undefined && { outbox: outbox as OutboxWriter }),
   };
 }

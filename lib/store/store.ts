@@ -223,7 +223,7 @@ export interface Store extends WorkerRegistry, Partial<WorkerRequests>, JobChang
   /**
    * add() inside the caller's own database transaction (`tx`: its client):
    * the jobs commit or roll back with it, and workers hear of them on commit.
-   * Absent: the store cannot (a Redis store, until the outbox exists).
+   * Absent: the store cannot (RedisStore has it only with option `outbox`).
    */
   addInTransaction?(queue: string, jobs: readonly NewJob[], tx: TransactionClient): Promise<AddBatchOutcome>;
   claim(queue: string, fetch: Fetch): Promise<ClaimOutcome>;

@@ -1,3 +1,5 @@
+import type { AddBatchOutcome, NewJob } from './add-records.js';
+
 /**
  * The caller's database client inside its own open transaction (node-postgres:
  * a `PoolClient` or `Client` after `BEGIN`), for transactional enqueue: a store
@@ -17,4 +19,14 @@ export interface EnqueueOptions {
    * writes to that database (PostgresStore on the same database).
    */
   readonly tx?: TransactionClient;
+}
+
+/**
+ * Where a Redis store writes the jobs of an add with `{ tx }`: an outbox in
+ * the caller's database (lib/outbox's `Outbox`), moved to Redis after commit
+ * by a relay. The store layer knows only this shape, never the outbox itself.
+ */
+export interface OutboxWriter {
+  /** Writes `jobs` of `queue` as outbox rows with the caller's client `tx`, inside its open transaction. */
+  write(queue: string, jobs: readonly NewJob[], tx: TransactionClient): Promise<AddBatchOutcome>;
 }

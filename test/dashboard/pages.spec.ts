@@ -1,11 +1,19 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { FlowProducer, getQueueToken, QueueDashboardModule, QueueModule, SpoolBootstrapError, UnrecoverableError, Worker, type Queue } from '../../lib/index.js';
 import { redisUrl, testStore, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { IsEmail, IsInt, Min } from 'class-validator';
+import { auditLog } from '../../lib/dashboard/actions.js';
 import { appModule, createHost, csrfOf, HeaderGuard } from './fixture.js';
+
+class WelcomeDto {
+  @IsEmail() to!: string;
+  @IsInt() @Min(1) step!: number;
+}
 
 describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
   it('refuses to mount actions without a guard, with the fix in the message', () => {
@@ -104,6 +112,53 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
     }
   });
 
+  it('adds and duplicates jobs: CSRF and guard, JSON object required, DTO field errors, audited', async () => {
+    @Module({})
+    class DtoHost {}
+    const app = await NestFactory.create(
+      {
+        module: DtoHost,
+        imports: [
+          QueueModule.forRoot({ connection: { url: redisUrl(), prefix: uniquePrefix('dash-add') } }),
+          QueueModule.registerQueue({ name: 'signup', jobs: { welcome: WelcomeDto } }),
+          QueueDashboardModule.forRoot({ path: '/ops', guard: HeaderGuard, refreshSeconds: 0 }),
+        ],
+      },
+      { logger: ['error'] },
+    );
+    await app.init();
+    try {
+      const signup = app.get<Queue>(getQueueToken('signup'));
+      const http = request(app.getHttpServer());
+      const page = await http.get('/ops/default/signup').set('x-user', 'ada').expect(200);
+      expect(page.text).toContain('<summary>Add job</summary>');
+      const { cookie, token } = csrfOf(page);
+      const post = (body: object, t = token): request.Test => http.post('/ops/default/signup/actions').set('x-user', 'ada').set('cookie', cookie).set('x-spool-csrf', t).send(body);
+      await http.post('/ops/default/signup/actions').set('cookie', cookie).set('x-spool-csrf', token).send({ action: 'add', jobName: 'x', data: '{}' }).expect(403);
+      await post({ action: 'add', jobName: 'x', data: '{}' }, 'forged').expect(403);
+      expect((await post({ action: 'add', jobName: 'x', data: '{nope' }).expect(400)).body.errors[0]).toMatch(/^data: /);
+      expect((await post({ action: 'add', jobName: 'x', data: '[1]' }).expect(400)).body.message).toBe('data must be a JSON object');
+      const refused = await post({ action: 'add', jobName: 'welcome', data: JSON.stringify({ to: 'not-mail', step: 0 }) }).expect(400);
+      expect(refused.body.message).toBe('data does not match the DTO of "welcome"');
+      expect(refused.body.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^to: .*email/), expect.stringMatching(/^step: .*not be less than 1/)]));
+      expect(await signup.getCounts()).toMatchObject({ waiting: 0 });
+      const logged = jest.spyOn(auditLog, 'log');
+      const added = await post({ action: 'add', jobName: 'welcome', data: JSON.stringify({ to: 'ada@example.com', step: 1 }) }).expect(200);
+      const id = /^Added job (\S+) \(welcome\) to signup$/.exec(added.body.message)![1]!;
+      expect(logged).toHaveBeenCalledWith(`${added.body.message} by ada`);
+      logged.mockRestore();
+      expect((await signup.getJob(id))?.data).toEqual({ to: 'ada@example.com', step: 1 });
+      // No DTO for this name: any JSON object goes.
+      await post({ action: 'add', jobName: 'other', data: '{"free": true}' }).expect(200);
+      const jobPage = await http.get(`/ops/default/signup/jobs/${id}`).set('x-user', 'ada').expect(200);
+      expect(jobPage.text).toContain('<summary>Duplicate job</summary>');
+      expect(jobPage.text).toMatch(/name="jobName" value="welcome"/);
+      expect(jobPage.text).toContain('&quot;to&quot;: &quot;ada@example.com&quot;');
+    } finally {
+      await app.close();
+    }
+  });
+
   for (const platform of ['express', 'fastify'] as const) {
     describe(`on ${platform}`, () => {
       let app: INestApplication;
@@ -123,6 +178,17 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         expect(css.headers['content-type']).toMatch(/text\/css/);
         await http.get('/queues/_assets/app.js').set('x-user', 'ada').expect(200).expect('content-type', /javascript/);
         await http.get('/queues/default/nope').set('x-user', 'ada').expect(404);
+      });
+
+      it('switches queues from a queue page: a labelled select of every queue, the current one selected', async () => {
+        const res = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
+        const form = /<form class="switcher"[\s\S]*?<\/form>/.exec(res.text)![0];
+        expect(form).toContain('<label for="queue-switch">Queue</label>');
+        expect([...form.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => [m[1], m[3], Boolean(m[2])])).toEqual([
+          ['/queues/default/billing', 'billing', false],
+          ['/queues/default/mail', 'mail', true],
+        ]);
+        expect(form).toContain('<button type="submit">Go</button>');
       });
 
       it('renders job data escaped', async () => {

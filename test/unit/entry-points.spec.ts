@@ -109,7 +109,7 @@ describe('entry points of the built package', () => {
 
   it('spool and spool/engine never load pg; spool/postgres loads it only when a PostgresStore connects, the same objects by import and require', () => {
     const loads = (entry: string): string[] => JSON.parse(runNode(['-e', `${REQUESTED} require('${entry}'); console.log(JSON.stringify([...seen]));`]).stdout) as string[];
-    for (const entry of ['spool', 'spool/engine', 'spool/postgres']) expect(loads(entry).filter((n) => n === 'pg' || n.startsWith('pg-'))).toEqual([]);
+    for (const entry of ['spool', 'spool/engine', 'spool/postgres', 'spool/outbox']) expect(loads(entry).filter((n) => n === 'pg' || n.startsWith('pg-'))).toEqual([]);
     const script = `${REQUESTED}
       const required = require('spool/postgres');
       import('spool/postgres').then(async (imported) => {

@@ -10,10 +10,10 @@ import { UnsupportedServerError } from '../../lib/store/server-checks.js';
 const LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../../lib');
 /**
  * Lower layers first: a file may import its own layer and the ones before it,
- * never one after. migrate (the BullMQ importer) writes through the engine and the store. The operator surfaces (testing, dashboard, cli) sit on top
+ * never one after. postgres (the PostgreSQL store) is a store beside Redis's; outbox (a Redis store's transactional enqueue) writes to PostgreSQL. migrate (the BullMQ importer) writes through the engine and the store. The operator surfaces (testing, dashboard, cli) sit on top
  * of the Nest glue; observability is used by it.
  */
-const ORDER = ['common', 'notify', 'store', 'engine', 'migrate', 'observability', 'nest', 'testing', 'dashboard', 'cli'];
+const ORDER = ['common', 'notify', 'store', 'postgres', 'outbox', 'engine', 'migrate', 'observability', 'nest', 'testing', 'dashboard', 'cli'];
 
 /** The package's entry points (package.json exports) compose layers: they may re-export any of them. */
 const ENTRY_POINTS = new Set(

@@ -2,6 +2,7 @@ import type { Job } from '../../engine/job.js';
 import { html, type SafeHtml } from './escape.js';
 import { json, time } from './format.js';
 import { actionButton } from './layout.js';
+import { addJobForm } from './add-job.js';
 
 /** A node of a flow tree; `href` is set when its queue is registered here. */
 export interface FlowNode {
@@ -76,6 +77,7 @@ export function jobView(m: JobPageModel): SafeHtml {
   const parent = j.parent;
   return html`<div class="jhead"><h1>Job ${j.id}</h1>${actions(m)}</div>
 ${facts(m)}
+${m.readOnly ? '' : addJobForm('Duplicate job', m.queue, j.name, JSON.stringify(j.data ?? {}, null, 2))}
 ${j.error ? html`<section class="error"><h2>Error${j.error.reason ? html` <span class="badge bad">${j.error.reason}</span>` : ''}</h2><p class="errmsg">${j.error.code ? `${j.error.code}: ` : ''}${j.error.message}</p>${j.error.stack ? html`<pre class="stack">${j.error.stack}</pre>` : ''}</section>` : ''}
 ${m.tree ? html`<section class="flow"><h2>Flow</h2>${parent ? html`<p>Parent: ${m.parentHref ? html`<a href="${m.parentHref}">${parent.queue} / ${parent.id}</a>` : `${parent.queue} / ${parent.id}`}</p>` : ''}<ul class="tree">${treeNode(m.tree)}</ul></section>` : ''}
 ${block('Data', json(j.data), 'data')}

@@ -4,6 +4,7 @@ import { html, query, type SafeHtml } from './escape.js';
 import { ago, count, duration, jobs as njobs } from './format.js';
 import { actionButton, jobHref, queueHref } from './layout.js';
 import { STATE_COLUMNS } from './overview.js';
+import { addJobForm } from './add-job.js';
 
 export interface QueueFilter {
   readonly name?: string;
@@ -30,6 +31,16 @@ export interface QueuePageModel {
   readonly readOnly: boolean;
   readonly now: number;
   readonly notice?: string;
+  /** Every queue of the dashboard, for the switcher. */
+  readonly queues: readonly { readonly label: string; readonly href: string; readonly connection: string; readonly queue: string }[];
+}
+
+/** A select of every queue and a Go button (the script navigates on submit; keyboard: Tab, arrows, Enter). */
+function switcher(m: QueuePageModel): SafeHtml {
+  if (m.queues.length < 2) return html``;
+  return html`<form class="switcher" data-switch="1"><label for="queue-switch">Queue</label> <select id="queue-switch" name="to">${m.queues.map(
+    (q) => html`<option value="${q.href}"${q.queue === m.queue && q.connection === m.connection ? html` selected` : ''}>${q.label}</option>`,
+  )}</select> <button type="submit">Go</button></form>`;
 }
 
 function tabs(m: QueuePageModel): SafeHtml {
@@ -140,7 +151,9 @@ export function queueView(m: QueuePageModel): SafeHtml {
   const to = m.from + m.jobs.length - 1;
   const sub = (label: string, path: string): SafeHtml => html`<a href="${queueHref(m.base, m.connection, m.queue, path)}">${label}</a>`;
   return html`<div class="qhead"><h1>${m.queue} ${m.paused ? html`<span class="badge warn">paused</span>` : html`<span class="badge ok">running</span>`}</h1>${queueActions(m)}</div>
+${switcher(m)}
 <nav class="subnav">${sub('Schedulers', '/schedulers')} ${sub('Metrics', '/metrics')} <a href="${m.base === '/' ? '' : m.base}/_workers?queue=${encodeURIComponent(m.queue)}">Workers</a></nav>
+${m.readOnly ? '' : addJobForm('Add job', m.queue)}
 ${tabs(m)}
 ${search(m)}
 ${m.notice ? html`<p class="notice">${m.notice}</p>` : ''}

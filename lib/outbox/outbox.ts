@@ -1,0 +1,102 @@
+import type * as Pg from 'pg';
+import { InvalidArgumentError, UnknownOptionError } from '../common/errors.js';
+import { assertPlainObject, describe, unknownKeys } from '../common/validation.js';
+import type { AddBatchOutcome, AddOutcome, NewJob } from '../store/add-records.js';
+import type { OutboxWriter, TransactionClient } from '../store/transaction.js';
+import { checkSchemaName } from '../postgres/migrate.js';
+import { loadPg } from '../postgres/peer.js';
+import { migrateOutbox } from './migrate.js';
+
+/** Where the outbox table lives: your pool, or a connection string (the outbox then owns its pool). */
+export type OutboxOptions = ({ readonly pool: Pg.Pool; readonly connectionString?: never } | { readonly connectionString: string; readonly pool?: never }) & {
+  /** The PostgreSQL schema of the outbox table. Default `spool_outbox`. */
+  readonly schema?: string;
+  /** Create or upgrade the outbox table on connect(). Default true. */
+  readonly migrate?: boolean;
+};
+
+const OPTION_KEYS = ['pool', 'connectionString', 'schema', 'migrate'] as const;
+
+/**
+ * Transactional enqueue for a Redis store: given as RedisStore option
+ * `outbox`, `queue.add(name, data, { tx })` writes the job as a row of this
+ * outbox with the caller's client, in its open transaction (nothing is
+ * written to Redis), and an `OutboxRelay` moves committed rows to Redis.
+ *
+ * @example
+ * const outbox = new Outbox({ connectionString: process.env.DATABASE_URL! });
+ * const store = new RedisStore({ url: 'redis://localhost:6379' }, { outbox });
+ */
+export class Outbox implements OutboxWriter {
+  /** The schema holding the outbox table. */
+  readonly schema: string;
+  /** The channel NOTIFY wakes the relay on (sent on commit only: NOTIFY is transactional). */
+  readonly channel: string;
+  private readonly given: Pg.Pool | undefined;
+  private readonly connectionString: string | undefined;
+  private readonly migrateOnConnect: boolean;
+  private pool: Pg.Pool | undefined;
+
+  constructor(options: OutboxOptions) {
+    assertPlainObject(options, 'Outbox options');
+    const unknown = unknownKeys(options, OPTION_KEYS, 'Outbox options');
+    if (unknown.length > 0) throw new UnknownOptionError(unknown);
+    const { pool, connectionString } = options as { pool?: unknown; connectionString?: unknown };
+    if ((pool === undefined) === (connectionString === undefined)) {
+      throw new InvalidArgumentError('Outbox options', 'needs exactly one of pool and connectionString', 'pass { connectionString } or your own { pool }');
+    }
+    if (connectionString !== undefined && typeof connectionString !== 'string') {
+      throw new InvalidArgumentError('Outbox options.connectionString', `must be a string, got ${describe(connectionString)}`);
+    }
+    if (pool !== undefined && (typeof pool !== 'object' || pool === null || typeof (pool as { connect?: unknown }).connect !== 'function')) {
+      throw new InvalidArgumentError('Outbox options.pool', `must be a node-postgres Pool, got ${describe(pool)}`);
+    }
+    this.schema = checkSchemaName(options.schema ?? 'spool_outbox');
+    this.channel = `spool_outbox:${this.schema}`;
+    this.given = pool as Pg.Pool | undefined;
+    this.connectionString = connectionString;
+    this.migrateOnConnect = options.migrate ?? true;
+  }
+
+  /** Opens the pool (when the outbox owns it) and creates or upgrades the table (option `migrate`). Idempotent. */
+  async connect(): Promise<Pg.Pool> {
+    if (this.pool === undefined) {
+      this.pool = this.given ?? new (await loadPg()).Pool({ connectionString: this.connectionString!, max: 3 });
+      if (this.migrateOnConnect) await migrateOutbox(this.pool, this.schema);
+    }
+    return this.pool;
+  }
+
+  /** Closes the pool the outbox owns (your own pool is left open). */
+  async disconnect(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    if (pool !== undefined && pool !== this.given) await pool.end();
+  }
+
+  /**
+   * The jobs as outbox rows, in one statement with the caller's `tx`, and a
+   * NOTIFY that wakes the relay once the transaction commits. Every job is
+   * reported created: maxWaiting and dedup keys apply when the relay adds it.
+   */
+  async write(queue: string, jobs: readonly NewJob[], tx: TransactionClient): Promise<AddBatchOutcome> {
+    const { rows } = await tx.query(
+      `WITH ins AS (
+         INSERT INTO ${this.schema}.outbox (queue, job_id, job, created_ms)
+         SELECT $1, x->>'id', x, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+           FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(x, n) ORDER BY n
+         RETURNING created_ms)
+       SELECT max(created_ms) AS now, pg_notify($3, '') AS woke FROM ins`,
+      [queue, JSON.stringify(jobs), this.channel],
+    );
+    const now = Number(rows[0]?.now ?? Date.now());
+    const outcomes: AddOutcome[] = jobs.map((job) => ({
+      created: true,
+      id: job.id,
+      state: job.delay > 0 ? 'delayed' : 'waiting',
+      createdAt: now,
+      runAt: now + job.delay,
+    }));
+    return { status: 'added', jobs: outcomes };
+  }
+}
