@@ -1,10 +1,10 @@
+import { parseRetention } from '../store/add-records.js';
 import type { Fetch, NewFlowNode, NewJob } from '../store/store.js';
 
-/** A retention spec "count,ageMs" as [count, age] (-1: unbounded; '' and absent keep every job, as MemoryStore reads them). */
+/** A retention spec "count,ageMs" as [count, age], the pair the SQL reads (-1: unbounded). */
 export function retentionOf(spec: string | undefined): [number, number] {
-  if (spec === undefined || spec === '') return [-1, -1];
-  const [count, age] = spec.split(',').map(Number);
-  return [Number.isFinite(count) ? count! : -1, Number.isFinite(age) ? age! : -1];
+  const { count, age } = parseRetention(spec);
+  return [count, age];
 }
 
 /** A job as the SQL add() and add_flow() read it (sql/functions/02-add.sql's header). */

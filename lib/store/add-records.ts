@@ -46,3 +46,13 @@ export type AddOutcome =
 export type AddBatchOutcome =
   | { readonly status: 'added'; readonly jobs: AddOutcome[] }
   | { readonly status: 'full'; readonly limit: number; readonly group?: string };
+
+/**
+ * A retention spec ("count,ageMs", NewJob.removeOnComplete/removeOnFail) read back as numbers, -1 for
+ * unbounded; '' and an absent spec keep every job. For the stores that do not pass the string to a script.
+ */
+export function parseRetention(spec: string | undefined): { readonly count: number; readonly age: number } {
+  if (spec === undefined || spec === '') return { count: -1, age: -1 };
+  const [count, age] = spec.split(',').map(Number);
+  return { count: Number.isFinite(count) ? count! : -1, age: Number.isFinite(age) ? age! : -1 };
+}

@@ -1,3 +1,4 @@
+import { parseRetention } from '../store/add-records.js';
 import type { NewFlowNode, NewJob } from '../store/store.js';
 import type { MemNewJob } from './memory-jobs.js';
 import { KEEP_ALL, type Retention } from './memory-state.js';
@@ -8,9 +9,8 @@ import { KEEP_ALL, type Retention } from './memory-state.js';
  * on typed values, so a change of the interface's encodings lands here only.
  */
 export function retention(spec: string | undefined): Retention {
-  if (spec === undefined || spec === '' || spec === '-1,-1') return KEEP_ALL;
-  const [count, age] = spec.split(',').map(Number);
-  return { count: Number.isFinite(count) ? count! : -1, age: Number.isFinite(age) ? age! : -1 };
+  const { count, age } = parseRetention(spec);
+  return count === -1 && age === -1 ? KEEP_ALL : { count, age };
 }
 
 export function decodeNewJob(job: NewJob): MemNewJob {
