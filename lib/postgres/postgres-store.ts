@@ -2,6 +2,7 @@ import type { Pool, PoolConfig } from 'pg';
 import { InvalidArgumentError } from '../common/errors.js';
 import { assertKnownKeys, assertPlainObject } from '../common/validation.js';
 import type { NotifyAdapter } from '../notify/notify-adapter.js';
+import { singleCompletion } from '../store/completion.js';
 import { StoreNotConnectedError } from '../store/errors.js';
 import type * as S from '../store/store.js';
 import { fetchArgs, flowNodeJson, jobJson } from './encode.js';
@@ -194,11 +195,7 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
   }
 
   async complete(queue: string, lease: S.Lease, result: string, fetch: S.Fetch, durationMs?: number): Promise<S.CompleteOutcome> {
-    const outcome = await this.completeMany(queue, [{ lease, result, durationMs }], fetch);
-    const s = outcome.statuses[0]!;
-    const { next, waitMs } = outcome;
-    if (s.status === 'completed' || s.status === 'cancelled') return { status: s.status, next, waitMs };
-    return s.status === 'already' ? { status: 'already', state: s.state, next } : { status: 'lost', next };
+    return singleCompletion(await this.completeMany(queue, [{ lease, result, durationMs }], fetch));
   }
 
   async completeMany(queue: string, completions: readonly S.Completion[], fetch: S.Fetch): Promise<S.CompleteManyOutcome> {

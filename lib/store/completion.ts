@@ -1,4 +1,4 @@
-import type { JobRecord, JobState, Lease } from './store.js';
+import type { CompleteOutcome, JobRecord, JobState, Lease } from './store.js';
 
 /** One job's completion in a batch (Store.completeMany). */
 export interface Completion {
@@ -24,4 +24,12 @@ export interface CompleteManyOutcome {
   readonly next: JobRecord[];
   /** > 0 when the claim was refused by a rate limit: nothing may start before then. */
   readonly waitMs: number;
+}
+
+/** A batch of one's answer as complete() gives it, for stores whose complete() is completeMany() of one job. */
+export function singleCompletion(outcome: CompleteManyOutcome): CompleteOutcome {
+  const s = outcome.statuses[0]!;
+  const { next, waitMs } = outcome;
+  if (s.status === 'completed' || s.status === 'cancelled') return { status: s.status, next, waitMs };
+  return s.status === 'already' ? { status: 'already', state: s.state, next } : { status: 'lost', next };
 }

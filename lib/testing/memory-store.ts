@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { InvalidArgumentError } from '../engine/errors.js';
 import { assertKnownKeys, assertPlainObject, describe } from '../engine/options.js';
+import { singleCompletion } from '../store/completion.js';
 import { StoreNotConnectedError } from '../store/errors.js';
 import type * as S from '../store/store.js';
 import { decodeFlowNode, decodeNewJob } from './memory-adapter.js';
@@ -159,11 +160,7 @@ export class MemoryStore implements S.Store {
   }
 
   async complete(queue: string, lease: S.Lease, result: string, fetch: S.Fetch, durationMs?: number): Promise<S.CompleteOutcome> {
-    const outcome = await this.completeMany(queue, [{ lease, result, durationMs }], fetch);
-    const s = outcome.statuses[0]!;
-    const { next, waitMs } = outcome;
-    if (s.status === 'completed' || s.status === 'cancelled') return { status: s.status, next, waitMs };
-    return s.status === 'already' ? { status: 'already', state: s.state, next } : { status: 'lost', next };
+    return singleCompletion(await this.completeMany(queue, [{ lease, result, durationMs }], fetch));
   }
 
   completeMany(queue: string, completions: readonly S.Completion[], fetch: S.Fetch): Promise<S.CompleteManyOutcome> {
