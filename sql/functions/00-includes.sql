@@ -94,6 +94,16 @@ END $$;
 -- retention applied (count 0 removes the job itself).
 CREATE OR REPLACE FUNCTION @schema@.finish(p_queue text, p_id text, p_state text, p_now bigint) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
+  spec jsonb := @schema@.finish_deferred(p_queue, p_id, p_state, p_now);
+BEGIN
+  IF spec IS NOT NULL THEN PERFORM @schema@.retain(p_queue, p_state, (spec->>0)::integer, (spec->>1)::bigint, p_now); END IF;
+END $$;
+
+-- finish without the retention trim of the other finished jobs, which it returns as [count, ageMs] (null: nothing
+-- to trim; count 0 already removed the job itself). A batch of completions trims once per retention spec at its
+-- end (complete): the trim reads the newest `count` finished rows, once per call rather than once per job.
+CREATE OR REPLACE FUNCTION @schema@.finish_deferred(p_queue text, p_id text, p_state text, p_now bigint) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
   j @schema@.jobs;
   c integer; a bigint;
 BEGIN
@@ -108,8 +118,9 @@ BEGIN
   IF c = 0 THEN
     DELETE FROM @schema@.jobs WHERE queue = p_queue AND id = p_id;
   ELSIF c > 0 OR a >= 0 THEN
-    PERFORM @schema@.retain(p_queue, p_state, c, a, p_now);
+    RETURN jsonb_build_array(c, a);
   END IF;
+  RETURN NULL;
 END $$;
 
 CREATE OR REPLACE FUNCTION @schema@.dead_letter(p_queue text, p_id text, p_reason text, p_message text, p_stack text, p_code text, p_now bigint) RETURNS void LANGUAGE plpgsql AS $$

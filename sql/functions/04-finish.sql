@@ -10,6 +10,8 @@ DECLARE
   statuses jsonb := '[]';
   next jsonb;
   done jsonb := '[]';
+  spec jsonb;
+  specs jsonb := '{}';
 BEGIN
   FOR x IN SELECT * FROM jsonb_array_elements(p_items) LOOP
     SELECT * INTO j FROM @schema@.jobs WHERE queue = p_queue AND id = x->>'id' FOR UPDATE;
@@ -28,13 +30,20 @@ BEGIN
       statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'cancelled'));
     ELSE
       PERFORM @schema@.emit(p_queue, 'completed', jsonb_build_object('jobId', j.id, 'size', octet_length(x->>'result')));
-      PERFORM @schema@.finish(p_queue, j.id, 'completed', now);
+      spec := @schema@.finish_deferred(p_queue, j.id, 'completed', now);
+      -- One trim per distinct retention spec, after the loop: the same rows remain as with a trim per job.
+      IF spec IS NOT NULL THEN specs := specs || jsonb_build_object(spec::text, spec); END IF;
       done := done || jsonb_build_array(jsonb_build_object('name', j.name, 'durationMs', x->'durationMs'));
       statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'completed'));
     END IF;
   END LOOP;
-  IF jsonb_array_length(done) > 0 THEN PERFORM @schema@.metric_completed_many(p_queue, now, done); END IF;
+  FOR spec IN SELECT value FROM jsonb_each(specs) LOOP
+    PERFORM @schema@.retain(p_queue, 'completed', (spec->>0)::integer, (spec->>1)::bigint, now);
+  END LOOP;
   next := @schema@.claim(p_queue, p_count, p_worker, p_lock_ms, p_room);
+  -- The counters last: every completion of the queue updates the same per-minute rows, and a row lock is held
+  -- until commit, so taking them after the claim keeps concurrent completions from queueing behind this claim.
+  IF jsonb_array_length(done) > 0 THEN PERFORM @schema@.metric_completed_many(p_queue, now, done); END IF;
   RETURN jsonb_build_object('statuses', statuses, 'jobs', next->'jobs', 'waitMs', next->'waitMs');
 END $$;
 

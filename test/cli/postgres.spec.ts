@@ -11,7 +11,7 @@ describe('spool --postgres-url', () => {
     const schema = uniqueSchema('cli');
     const env = cliEnv('unused');
     const first = await runCli(['migrate', '--postgres-url', server().url(), '--schema', schema], env);
-    expect(first).toMatchObject({ code: 0, stdout: `schema "${schema}" migrated from version 0 to 1\n` });
+    expect(first).toMatchObject({ code: 0, stdout: `schema "${schema}" migrated from version 0 to 2\n` });
     const again = await runCli(['migrate', '--postgres-url', server().url(), '--schema', schema, '--json'], env);
     expect(JSON.parse(again.stdout)).toEqual({ schema, from: 1, to: 1 });
 
