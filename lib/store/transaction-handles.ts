@@ -51,8 +51,9 @@ export function transactionClientOf(tx: unknown, field: string): TransactionClie
 }
 
 function prismaClient(tx: object, field: string): TransactionClient {
-  // NOTE: Prisma's tx client is the root client minus $transaction/$connect; the root client would run each statement on its own.
-  if (has(tx, '$transaction')) {
+  // NOTE: Prisma's tx client is the root client minus $connect, $disconnect, $on, $use and $extends (and, before
+  // Prisma 7, $transaction); the root client would run each statement in a transaction of its own.
+  if (has(tx, '$connect')) {
     throw new InvalidArgumentError(field, 'is a PrismaClient, not the client of an interactive transaction (each add would commit on its own)', 'pass the tx of prisma.$transaction(async (tx) => ...)');
   }
   const prisma = tx as PrismaTransactionLike;
