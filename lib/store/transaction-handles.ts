@@ -46,8 +46,16 @@ export function transactionClientOf(tx: unknown, field: string): TransactionClie
   if (has(tx, '$queryRawUnsafe')) return prismaClient(tx, field);
   if (has(tx, 'startTransaction') && has(tx, 'query')) return queryRunnerClient(tx as TypeOrmQueryRunnerLike, field);
   if (has(tx, 'transaction') && has(tx, 'query') && (holds(tx, 'dataSource') || holds(tx, 'connection'))) return entityManagerClient(tx as TypeOrmEntityManagerLike, field);
-  if (has(tx, 'query')) return tx as TransactionClient;
+  if (has(tx, 'query')) return pgClient(tx as TransactionClient, field);
   throw notAHandle(tx, field);
+}
+
+function pgClient(tx: TransactionClient, field: string): TransactionClient {
+  // NOTE: a node-postgres Pool has query() too, but each of its queries takes any free connection and commits alone.
+  if (has(tx, 'connect') && holds(tx, 'idleCount') && holds(tx, 'totalCount')) {
+    throw new InvalidArgumentError(field, 'is a node-postgres Pool, not a client inside a transaction (each add would commit on its own)', 'pass the client of await pool.connect() after BEGIN');
+  }
+  return tx;
 }
 
 function prismaClient(tx: object, field: string): TransactionClient {

@@ -189,6 +189,7 @@ describe('{ tx } from TypeORM and Prisma', () => {
       [dataSource.manager, /options\.tx is a TypeORM EntityManager outside a transaction.*dataSource\.transaction/],
       [idle, /options\.tx is a TypeORM QueryRunner with no open transaction.*startTransaction\(\)/],
       [prisma, /options\.tx is a PrismaClient, not the client of an interactive transaction.*\$transaction/],
+      [app, /options\.tx is a node-postgres Pool, not a client inside a transaction.*pool\.connect\(\)/],
       [{ execute: () => undefined }, /options\.tx must be your open transaction, got .*node-postgres client.*TypeORM EntityManager.*QueryRunner.*Prisma/],
       ['postgres://x', /options\.tx must be your open transaction, got "postgres:\/\/x"/],
     ];
