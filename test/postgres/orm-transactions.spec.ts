@@ -36,6 +36,19 @@ type Scope = (commit: boolean, item: string, enqueue: (tx: TransactionHandle) =>
 
 class Rollback extends Error {}
 
+/** Resolves once the server has no client connection left but the one asking (bounded). */
+async function allClosed(url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const others = async (): Promise<number> =>
+      (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`)).rows[0].n as number;
+    await waitFor(async () => (await others()) === 0, { timeout: 5000, message: 'every connection of the file to close' });
+  } finally {
+    await admin.end();
+  }
+}
+
 describe('{ tx } from TypeORM and Prisma', () => {
   // One schema for the app's table and the Spool tables of this file; each test has its own queue.
   const schema = uniqueSchema('orm');
@@ -78,6 +91,9 @@ describe('{ tx } from TypeORM and Prisma', () => {
       () => dataSource.destroy(),
       () => app.end(),
       () => pgStore.disconnect(),
+      // NOTE: pool.end() resolves once its clients are told to end, not once the server has seen them go; the server's
+      // fast shutdown (afterAll of usePostgresServer) would then fail a still-ending client with an unhandled error.
+      () => allClosed(server().url()),
     ];
     for (const [i, step] of steps.entries()) await step().catch((err: unknown) => console.error('teardown step', i, err));
   });
