@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { DataSource, EntitySchema } from 'typeorm';
-import { InvalidArgumentError, Queue, RedisStore, Worker, type TransactionHandle } from '../../lib/index.js';
+import { FlowProducer, InvalidArgumentError, Queue, RedisStore, Worker, type TransactionHandle } from '../../lib/index.js';
 import type { Store } from '../../lib/store/store.js';
 import { Outbox, OutboxRelay } from '../../lib/outbox/index.js';
 import type { PostgresStore } from '../../lib/postgres/index.js';
@@ -194,6 +194,19 @@ describe('{ tx } from TypeORM and Prisma', () => {
     expect(await queue.getCounts()).toMatchObject({ completed: 3, waiting: 0, active: 0 });
     expect([1, 2, 3].map((i) => runs.get(`bulk-b${i}`))).toEqual([1, 1, 1]);
     expect([1, 2, 3].map((i) => runs.get(`bulk-a${i}`))).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('flows.add with a TypeORM QueryRunner and a Prisma tx: the whole tree commits or rolls back with the transaction', async () => {
+    const queue = queueWithWorker(pgStore, 'flow');
+    const flows = new FlowProducer({ store: pgStore });
+    closers.push(() => flows.close());
+    const tree = (item: string) => ({ name: 'parent', queueName: 'flow', data: { item: `${item}-parent` }, children: [{ name: 'child', queueName: 'flow', data: { item: `${item}-child` } }] });
+    const droppedId = await scopes['Prisma $transaction client']!(false, 'flow-a', async (tx) => (await flows.add(tree('flow-a'), { tx })).job.id);
+    const keptId = await scopes['TypeORM QueryRunner']!(true, 'flow-b', async (tx) => (await flows.add(tree('flow-b'), { tx })).job.id);
+    await waitFor(async () => (await queue.getJob(keptId))?.state === 'completed', { timeout: 10_000, message: 'the committed parent to complete' });
+    expect([runs.get('flow-b-child'), runs.get('flow-b-parent')]).toEqual([1, 1]);
+    expect(await queue.getJob(droppedId)).toBeNull();
+    expect([runs.get('flow-a-child'), runs.get('flow-a-parent')]).toEqual([undefined, undefined]);
   });
 
   it('a handle outside any transaction is refused with a typed error naming tx, and nothing is written', async () => {
