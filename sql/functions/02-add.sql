@@ -10,7 +10,8 @@ DECLARE
   now bigint := @schema@.now_ms();
   q @schema@.queues;
   x jsonb;
-  out jsonb := '[]';
+  -- A plpgsql array grows in place; jsonb `||` would copy the whole list on every job (quadratic in the batch).
+  out jsonb[] := '{}';
   holder text;
   new_waiting integer := 0;
   per_group jsonb := '{}';
@@ -52,12 +53,12 @@ BEGIN
     IF FOUND AND x->>'id' ~ '^(0|[1-9][0-9]*)$' THEN
       -- A numbered id another job holds: the counter went back (includes/ids).
       IF (x->>'reportTaken')::boolean IS TRUE THEN
-        out := out || jsonb_build_array(jsonb_build_object('created', false, 'id', x->>'id', 'existing', NULL, 'taken', true));
+        out := out || jsonb_build_object('created', false, 'id', x->>'id', 'existing', NULL, 'taken', true);
         CONTINUE;
       END IF;
       x := jsonb_set(x, '{id}', to_jsonb(@schema@.renumber(p_queue, (x->>'id')::bigint)));
     ELSIF FOUND THEN
-      out := out || jsonb_build_array(jsonb_build_object('created', false, 'id', x->>'id', 'existing', to_jsonb(existing)));
+      out := out || jsonb_build_object('created', false, 'id', x->>'id', 'existing', to_jsonb(existing));
       CONTINUE;
     END IF;
     IF x->'dedup' IS NOT NULL AND jsonb_typeof(x->'dedup') = 'object' THEN
@@ -65,7 +66,7 @@ BEGIN
       SELECT job_id INTO holder FROM @schema@.dedup WHERE queue = p_queue AND key = x->'dedup'->>'key';
       IF holder IS NOT NULL THEN
         SELECT * INTO existing FROM @schema@.jobs WHERE queue = p_queue AND id = holder;
-        out := out || jsonb_build_array(jsonb_build_object('created', false, 'id', holder, 'existing', CASE WHEN FOUND THEN to_jsonb(existing) END));
+        out := out || jsonb_build_object('created', false, 'id', holder, 'existing', CASE WHEN FOUND THEN to_jsonb(existing) END);
         CONTINUE;
       END IF;
       INSERT INTO @schema@.dedup (queue, key, job_id, expires_at)
@@ -87,11 +88,11 @@ BEGIN
     ELSIF NOT q.paused AND NOT (x->>'name' = ANY (q.paused_names)) THEN
       woken := true;
     END IF;
-    out := out || jsonb_build_array(jsonb_build_object('created', true, 'id', x->>'id', 'state', st, 'createdAt', now, 'runAt', now + greatest(delay, 0)));
+    out := out || jsonb_build_object('created', true, 'id', x->>'id', 'state', st, 'createdAt', now, 'runAt', now + greatest(delay, 0));
   END LOOP;
   IF woken THEN PERFORM @schema@.wake(p_queue); END IF;
   IF earliest IS NOT NULL THEN PERFORM @schema@.announce_delayed(p_queue, earliest - now); END IF;
-  RETURN jsonb_build_object('status', 'added', 'jobs', out);
+  RETURN jsonb_build_object('status', 'added', 'jobs', to_jsonb(out));
 END $$;
 
 -- reserve-ids.lua: `p_count` ids from the queue's counter; resolves the last. `p_taken`: a numbered id a job

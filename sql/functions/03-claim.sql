@@ -11,7 +11,7 @@ DECLARE
   now bigint := @schema@.now_ms();
   q @schema@.queues;
   j @schema@.jobs;
-  out jsonb := '[]';
+  out jsonb[] := '{}';                     -- grows in place (jsonb `||` would copy the list per job)
   n integer := p_count;
   taken integer := 0;
   room jsonb := coalesce(p_room, '{}');
@@ -29,8 +29,8 @@ DECLARE
   reopen_at bigint;
 BEGIN
   SELECT * INTO q FROM @schema@.queues WHERE name = p_queue;
-  IF NOT FOUND OR n <= 0 OR q.paused THEN RETURN jsonb_build_object('jobs', out, 'waitMs', 0); END IF;
-  IF q.lu > now THEN RETURN jsonb_build_object('jobs', out, 'waitMs', q.lu - now); END IF;
+  IF NOT FOUND OR n <= 0 OR q.paused THEN RETURN jsonb_build_object('jobs', to_jsonb(out), 'waitMs', 0); END IF;
+  IF q.lu > now THEN RETURN jsonb_build_object('jobs', to_jsonb(out), 'waitMs', q.lu - now); END IF;
   IF q.rl_max IS NOT NULL OR q.gc IS NOT NULL THEN
     SELECT * INTO q FROM @schema@.queues WHERE name = p_queue FOR UPDATE;
     -- The clock again once the lock is held: a claim that waited on another's lock starts its jobs (started_at,
@@ -40,12 +40,12 @@ BEGIN
   IF q.rl_max IS NOT NULL THEN
     IF now >= q.rlw + q.rl_dur THEN allowance := q.rl_max; q_reopen := now + q.rl_dur; fresh := true;
     ELSE allowance := q.rl_max - q.rln; q_reopen := q.rlw + q.rl_dur; END IF;
-    IF allowance <= 0 THEN RETURN jsonb_build_object('jobs', out, 'waitMs', q_reopen - now); END IF;
+    IF allowance <= 0 THEN RETURN jsonb_build_object('jobs', to_jsonb(out), 'waitMs', q_reopen - now); END IF;
     n := least(n, allowance);
   END IF;
   IF q.gc IS NOT NULL THEN
     free := q.gc - (SELECT count(*) FROM @schema@.jobs WHERE queue = p_queue AND state = 'active');
-    IF free <= 0 THEN RETURN jsonb_build_object('jobs', out, 'waitMs', 0); END IF;
+    IF free <= 0 THEN RETURN jsonb_build_object('jobs', to_jsonb(out), 'waitMs', 0); END IF;
     n := least(n, free);
     -- And after the count: a completion that committed before the count read its clock earlier, so the job started
     -- here never seems to overlap the one whose slot it took (finished_at <= started_at).
@@ -64,7 +64,7 @@ BEGIN
         PERFORM @schema@.metric_dead(p_queue, now, j.name);
         CONTINUE;
       END IF;
-      out := out || jsonb_build_array(@schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now));
+      out := out || @schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now);
       taken := taken + 1;
     END LOOP;
     -- Short, yet jobs wait: SKIP LOCKED passed over rows another transaction holds (a competing claim, a sibling
@@ -91,7 +91,7 @@ BEGIN
         CONTINUE;
       END IF;
       IF room ? j.name THEN room := jsonb_set(room, ARRAY[j.name], to_jsonb((room->>j.name)::integer - 1)); END IF;
-      out := out || jsonb_build_array(@schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now));
+      out := out || @schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now);
       taken := taken + 1;
     END LOOP;
   ELSE
@@ -133,7 +133,7 @@ BEGIN
         CONTINUE;
       END IF;
       IF room ? j.name THEN room := jsonb_set(room, ARRAY[j.name], to_jsonb((room->>j.name)::integer - 1)); END IF;
-      out := out || jsonb_build_array(@schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now));
+      out := out || @schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now);
       taken := taken + 1;
       IF pick IS NOT NULL THEN PERFORM @schema@.group_started(p_queue, pick, now); END IF;
     END LOOP;
@@ -151,7 +151,7 @@ BEGIN
       ELSE UPDATE @schema@.queues SET rln = rln + taken WHERE name = p_queue; END IF;
     END IF;
   END IF;
-  RETURN jsonb_build_object('jobs', out, 'waitMs', wait_ms);
+  RETURN jsonb_build_object('jobs', to_jsonb(out), 'waitMs', wait_ms);
 END $$;
 
 -- includes/claim-job: one job to active under a fresh lease token `<worker>:<claims>`; returns its row.

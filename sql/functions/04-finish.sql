@@ -7,9 +7,9 @@ DECLARE
   now bigint := @schema@.now_ms();
   x jsonb;
   j @schema@.jobs;
-  statuses jsonb := '[]';
+  statuses jsonb[] := '{}';  -- grow in place (jsonb `||` would copy the list per job)
   next jsonb;
-  done jsonb := '[]';
+  done jsonb[] := '{}';
   spec jsonb;
   specs jsonb := '{}';
 BEGIN
@@ -17,9 +17,9 @@ BEGIN
     SELECT * INTO j FROM @schema@.jobs WHERE queue = p_queue AND id = x->>'id' FOR UPDATE;
     IF NOT FOUND OR j.token IS DISTINCT FROM x->>'token' THEN
       IF FOUND AND j.finished_token = x->>'token' THEN
-        statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'already', 'state', j.state));
+        statuses := statuses || jsonb_build_object('status', 'already', 'state', j.state);
       ELSE
-        statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'lost'));
+        statuses := statuses || jsonb_build_object('status', 'lost');
       END IF;
       CONTINUE;
     END IF;
@@ -27,14 +27,14 @@ BEGIN
     j := @schema@.leave_active(p_queue, j.id, true);
     IF j.cancel THEN
       PERFORM @schema@.cancelled(p_queue, j.id, now);
-      statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'cancelled'));
+      statuses := statuses || jsonb_build_object('status', 'cancelled');
     ELSE
       PERFORM @schema@.emit(p_queue, 'completed', jsonb_build_object('jobId', j.id, 'size', octet_length(x->>'result')));
       spec := @schema@.finish_deferred(p_queue, j.id, 'completed', now);
       -- One trim per distinct retention spec, after the loop: the same rows remain as with a trim per job.
       IF spec IS NOT NULL THEN specs := specs || jsonb_build_object(spec::text, spec); END IF;
-      done := done || jsonb_build_array(jsonb_build_object('name', j.name, 'durationMs', x->'durationMs'));
-      statuses := statuses || jsonb_build_array(jsonb_build_object('status', 'completed'));
+      done := done || jsonb_build_object('name', j.name, 'durationMs', x->'durationMs');
+      statuses := statuses || jsonb_build_object('status', 'completed');
     END IF;
   END LOOP;
   FOR spec IN SELECT value FROM jsonb_each(specs) LOOP
@@ -43,8 +43,8 @@ BEGIN
   next := @schema@.claim(p_queue, p_count, p_worker, p_lock_ms, p_room);
   -- The counters last: every completion of the queue updates the same per-minute rows, and a row lock is held
   -- until commit, so taking them after the claim keeps concurrent completions from queueing behind this claim.
-  IF jsonb_array_length(done) > 0 THEN PERFORM @schema@.metric_completed_many(p_queue, now, done); END IF;
-  RETURN jsonb_build_object('statuses', statuses, 'jobs', next->'jobs', 'waitMs', next->'waitMs');
+  IF cardinality(done) > 0 THEN PERFORM @schema@.metric_completed_many(p_queue, now, to_jsonb(done)); END IF;
+  RETURN jsonb_build_object('statuses', to_jsonb(statuses), 'jobs', next->'jobs', 'waitMs', next->'waitMs');
 END $$;
 
 -- fail.lua: a failed attempt: retry (delayed, or waiting at once) while the engine asks for it and the deadline
