@@ -37,7 +37,7 @@ export class PgBossContender implements Contender {
 
   async close(): Promise<void> {
     await this.boss?.stop({ graceful: false, close: true, timeout: 5000 });
-    // stop() resolves before its pool has ended; wait for it so the next row starts clean.
+    // The bench's probe waits until the database has no session left (PgProbe.waitIdle) before it reads or drops it.
     this.boss = undefined;
   }
 
