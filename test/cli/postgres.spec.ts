@@ -1,5 +1,5 @@
 import { Queue } from '../../lib/index.js';
-import { PostgresStore } from '../../lib/postgres/index.js';
+import { PostgresStore, SCHEMA_VERSION } from '../../lib/postgres/index.js';
 import { uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
 import { cliEnv, expectCleanError, runCli } from './cli.js';
 
@@ -11,9 +11,9 @@ describe('spool --postgres-url', () => {
     const schema = uniqueSchema('cli');
     const env = cliEnv('unused');
     const first = await runCli(['migrate', '--postgres-url', server().url(), '--schema', schema], env);
-    expect(first).toMatchObject({ code: 0, stdout: `schema "${schema}" migrated from version 0 to 2\n` });
+    expect(first).toMatchObject({ code: 0, stdout: `schema "${schema}" migrated from version 0 to ${SCHEMA_VERSION}\n` });
     const again = await runCli(['migrate', '--postgres-url', server().url(), '--schema', schema, '--json'], env);
-    expect(JSON.parse(again.stdout)).toEqual({ schema, from: 1, to: 1 });
+    expect(JSON.parse(again.stdout)).toEqual({ schema, from: SCHEMA_VERSION, to: SCHEMA_VERSION });
 
     const store = new PostgresStore({ connectionString: server().url(), schema });
     await store.connect();
