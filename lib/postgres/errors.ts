@@ -52,6 +52,46 @@ export class PostgresUnavailableError extends StoreError {
   }
 }
 
+/**
+ * The database refused the call for a reason that passes: a deadlock, a
+ * serialization failure, a lock not available, too many connections, or a
+ * server in recovery that cancelled it. Its transaction rolled back, so
+ * nothing was written; not permanent, a worker repeats its write (every
+ * transition is idempotent for the same lease token) and a producer may
+ * retry the add (with the same jobId to be safe).
+ */
+export class PostgresConflictError extends StoreError {
+  constructor(readonly fn: string, readonly sqlState: string, cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(`PostgreSQL call ${fn} was refused for now (SQLSTATE ${sqlState}: ${message}); nothing was written, retry it (a worker does)`, false, { cause });
+  }
+}
+
+/** SQLSTATEs of a refusal that passes (PostgresConflictError): 40001 serialization, 40P01 deadlock, 55P03 lock not available, 53* resources, 57014 cancelled. */
+const PASSING = /^(40001|40P01|55P03|53\d{3}|57014)$/;
+
+/** SQLSTATE classes and socket errors that mean "the server is not there now" rather than "the call is wrong". */
+function unreachable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code))) return true;
+  const message = (err as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+/**
+ * The typed error of a failed call `fn`: PostgresUnavailableError (server
+ * down, restarting, connection dropped), PostgresConflictError (a refusal
+ * that passes), else PostgresCallError (permanent: the call is wrong).
+ * Duck-typed on `code`, as node-postgres errors may come from another realm.
+ */
+export function postgresError(fn: string, err: unknown): PostgresUnavailableError | PostgresConflictError | PostgresCallError {
+  if (err instanceof PostgresUnavailableError || err instanceof PostgresConflictError || err instanceof PostgresCallError) return err;
+  if (unreachable(err)) return new PostgresUnavailableError(fn, err);
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && PASSING.test(code)) return new PostgresConflictError(fn, code, err);
+  return new PostgresCallError(fn, err);
+}
+
 /** A feature this store does not have (yet): nothing was written. */
 export class PostgresUnsupportedError extends StoreError {
   constructor(what: string) {
