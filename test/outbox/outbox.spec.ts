@@ -26,6 +26,8 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
   beforeEach(async () => {
     schema = uniqueSchema('ob');
     app = new pg.Pool({ connectionString: server().url(), max: 20 });
+    // An idle client's error (the restart test) must not crash the test process: the pool drops that client.
+    app.on('error', () => undefined);
     outbox = new Outbox({ pool: app, schema });
     await outbox.connect();
     // A prefix of its own per test: queues of one test never see another's jobs.
@@ -163,6 +165,98 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     expect(await rowsLeft()).toBe(0);
     expect(await queue.verify()).toEqual([]);
   }, 30_000);
+
+  /** A copy of the row of `jobId` under a new id, its job changed by `patch` (SQL jsonb): a row no engine would write. */
+  async function forgeRow(tx: pg.PoolClient, from: string, id: string, job: string): Promise<void> {
+    await tx.query(
+      `INSERT INTO ${schema}.outbox (queue, job_id, job, created_ms) SELECT queue, $2, ${job}, created_ms FROM ${schema}.outbox WHERE job_id = $1`,
+      [from, id],
+    );
+  }
+
+  it('poison rows: each refusal is counted, later rows wait (order kept), set aside after maxAttempts; failed() shows them, retry() and discard() act on them', async () => {
+    const queue = new Queue<{ i: number }>('emails', { store });
+    const order: number[] = [];
+    const worker = new Worker<{ i: number }>('emails', async (job) => void order.push(job.data.i), { store, concurrency: 1 });
+    closers.push(async () => void (await worker.close({ timeout: 2000 })));
+    await inTransaction(true, async (tx) => {
+      await queue.add('confirm', { i: 1 }, { tx, jobId: 'one' });
+      // A row that holds no job the relay can add (no name): refused by the relay's check of the row.
+      await forgeRow(tx, 'one', 'bad-shape', `job - 'name' || '{"id":"bad-shape"}'`);
+      await queue.add('confirm', { i: 3 }, { tx, jobId: 'three' });
+      // A row Redis itself refuses: a dedup without a key makes the add script fail (a permanent ScriptError).
+      await forgeRow(tx, 'three', 'bad-redis', `job || '{"id":"bad-redis","dedup":{"ttl":0}}'`);
+      await queue.add('confirm', { i: 5 }, { tx, jobId: 'five' });
+    });
+    const errors: string[] = [];
+    const r = new OutboxRelay({ outbox, store, maxAttempts: 3, logger: { log: () => undefined, warn: () => undefined, error: (m: string) => void errors.push(m) } });
+    const present = async (): Promise<string[]> => {
+      const ids = ['one', 'bad-shape', 'three', 'bad-redis', 'five'];
+      const found = await Promise.all(ids.map((id) => queue.getJob(id)));
+      return ids.filter((_, k) => found[k] !== null);
+    };
+    // Drain 1 moves the first row and stops at the malformed one; drains 2 and 3 count it again, and the third sets it aside
+    // and moves on, to stop at the row Redis refuses, set aside at drain 5; then the last row moves.
+    const moved: number[] = [];
+    for (let d = 0; d < 5; d++) moved.push(await r.drain());
+    expect(moved).toEqual([1, 0, 1, 0, 1]);
+    expect(await present()).toEqual(['one', 'three', 'five']);
+    const failed = await outbox.failed();
+    expect(failed.map((f) => [f.jobId, f.queue, f.name, f.attempts])).toEqual([
+      ['bad-shape', 'emails', null, 3],
+      ['bad-redis', 'emails', 'confirm', 3],
+    ]);
+    expect(failed[0]!.error).toMatch(/job\.name must be a string, got undefined/);
+    expect(failed[1]!.error).toMatch(/script add failed/);
+    expect(failed.every((f) => f.failedAt >= f.createdAt)).toBe(true);
+    expect(errors).toEqual([expect.stringMatching(/row \d+ .*refused \(3\/3\).*set aside/), expect.stringMatching(/row \d+ .*refused \(3\/3\).*set aside/)]);
+    await waitFor(() => order.length === 3, { message: 'the three good jobs to run' });
+    expect(order).toEqual([1, 3, 5]); // in their order of commit
+    expect(await r.drain()).toBe(0); // set aside: not tried again
+
+    // Repaired (the row's job given its name back) and retried: it moves, keeping its place before younger rows.
+    await app.query(`UPDATE ${schema}.outbox SET job = job || '{"name":"confirm"}' WHERE job_id = 'bad-shape'`);
+    await expect(outbox.retry(['x1'])).rejects.toThrow(/outbox seqs.*row numbers/);
+    expect(await outbox.retry([failed[0]!.seq])).toBe(1);
+    expect(await r.drain()).toBe(1);
+    await waitFor(async () => (await queue.getJob('bad-shape'))?.state === 'completed', { message: 'the repaired row to run' });
+    expect(await outbox.discard()).toBe(1);
+    expect(await rowsLeft()).toBe(0);
+    expect(await outbox.failed()).toEqual([]);
+  });
+
+  it('a refusal that passes (a full queue) is not counted: the row waits however many moves it takes, then moves', async () => {
+    const queue = new Queue<{ i: number }>('full', { store });
+    await queue.configure({ maxWaiting: 1 });
+    await queue.add('confirm', { i: 0 }); // the queue is full: nobody works it
+    const job = await inTransaction(true, (tx) => queue.add('confirm', { i: 1 }, { tx }));
+    const r = new OutboxRelay({ outbox, store, maxAttempts: 2, logger: { log: () => undefined, warn: () => undefined, error: () => undefined } });
+    for (let d = 0; d < 4; d++) await expect(r.drain()).rejects.toThrow(/is full/);
+    expect((await app.query(`SELECT attempts, failed_ms FROM ${schema}.outbox`)).rows).toEqual([{ attempts: 0, failed_ms: null }]);
+    await queue.configure({ maxWaiting: null });
+    expect(await r.drain()).toBe(1);
+    expect((await queue.getJob(job.id))?.state).toBe('waiting');
+  });
+
+  it('PostgreSQL restarted: the relay listens again by itself (a one-minute poll cannot explain the move)', async () => {
+    const queue = new Queue<{ i: number }>('emails', { store });
+    recorder('emails');
+    const r = new OutboxRelay({ outbox, store, pollMs: 60_000, logger: { log: () => undefined, warn: () => undefined, error: () => undefined } });
+    closers.push(() => r.stop());
+    await r.start();
+    await server().stop();
+    await server().restart();
+    // The app's pool's old connections are dead: the first queries on them fail, as after any restart.
+    await waitFor(async () => app.query('SELECT 1').then(() => true, () => false), { timeout: 10_000, message: 'the app pool to reconnect' });
+    const started = Date.now();
+    let id: string | undefined;
+    await waitFor(async () => (id = (await inTransaction(true, (tx) => queue.add('confirm', { i: 1 }, { tx })).catch(() => undefined))?.id) !== undefined, {
+      timeout: 10_000,
+      message: 'a committed add after the restart',
+    });
+    await waitFor(async () => (await queue.getJob(id!))?.state === 'completed', { timeout: 10_000, message: 'the row committed after the restart to be moved and run' });
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
 
   it('a RedisStore without an outbox still refuses { tx }; a bad outbox option is refused', async () => {
     const plain = new RedisStore({ url: redis.url }, { prefix: `${schema}p` });
