@@ -33,6 +33,9 @@ BEGIN
   IF q.lu > now THEN RETURN jsonb_build_object('jobs', out, 'waitMs', q.lu - now); END IF;
   IF q.rl_max IS NOT NULL OR q.gc IS NOT NULL THEN
     SELECT * INTO q FROM @schema@.queues WHERE name = p_queue FOR UPDATE;
+    -- The clock again once the lock is held: a claim that waited on another's lock starts its jobs (started_at,
+    -- lease_until, the rate window) after that claim committed, not when it began waiting.
+    now := @schema@.now_ms();
   END IF;
   IF q.rl_max IS NOT NULL THEN
     IF now >= q.rlw + q.rl_dur THEN allowance := q.rl_max; q_reopen := now + q.rl_dur; fresh := true;
@@ -44,6 +47,9 @@ BEGIN
     free := q.gc - (SELECT count(*) FROM @schema@.jobs WHERE queue = p_queue AND state = 'active');
     IF free <= 0 THEN RETURN jsonb_build_object('jobs', out, 'waitMs', 0); END IF;
     n := least(n, free);
+    -- And after the count: a completion that committed before the count read its clock earlier, so the job started
+    -- here never seems to overlap the one whose slot it took (finished_at <= started_at).
+    now := @schema@.now_ms();
   END IF;
 
   grouped := EXISTS (SELECT 1 FROM @schema@.jobs WHERE queue = p_queue AND state = 'waiting' AND grp IS NOT NULL);
