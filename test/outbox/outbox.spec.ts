@@ -6,6 +6,7 @@ import { Outbox, OutboxRelay, type RelayStep } from '../../lib/outbox/index.js';
 import { uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
 import { usePrivateRedis } from '../helpers/private-redis.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { cliEnv, expectCleanError, runCli } from '../cli/cli.js';
 
 /**
  * The outbox: a RedisStore with option `outbox` writes `{ tx }` adds as rows in
@@ -223,6 +224,37 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     expect(await outbox.discard()).toBe(1);
     expect(await rowsLeft()).toBe(0);
     expect(await outbox.failed()).toEqual([]);
+  });
+
+  it('spool outbox failed / retry / discard: the set-aside rows from the command line (no Redis needed)', async () => {
+    const queue = new Queue<{ i: number }>('emails', { store });
+    await inTransaction(true, async (tx) => {
+      await queue.add('confirm', { i: 1 }, { tx, jobId: 'one' });
+      await forgeRow(tx, 'one', 'bad-1', `job - 'data' || '{"id":"bad-1"}'`);
+      await forgeRow(tx, 'one', 'bad-2', `job - 'data' || '{"id":"bad-2"}'`);
+    });
+    const r = new OutboxRelay({ outbox, store, maxAttempts: 1, logger: { log: () => undefined, warn: () => undefined, error: () => undefined } });
+    expect(await r.drain()).toBe(1);
+    const env = cliEnv('unused');
+    const args = ['--postgres-url', server().url(), '--outbox-schema', schema];
+    const listed = await runCli(['outbox', 'failed', ...args, '--json'], env);
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.stdout) as { seq: string; jobId: string; attempts: number; error: string }[];
+    expect(rows.map((row) => [row.jobId, row.attempts])).toEqual([['bad-1', 1], ['bad-2', 1]]);
+    expect(rows[0]!.error).toMatch(/job\.data must be a string/);
+    const human = await runCli(['outbox', 'failed', ...args], env);
+    expect(human.stdout).toMatch(new RegExp(`^${rows[0]!.seq}  emails  bad-1 \\(confirm\\)  1 attempts, failed .*\\n    outbox row: job\\.data`));
+
+    expectCleanError(await runCli(['outbox', 'discard', rows[0]!.seq, ...args], env), /refusing to delete 1 failed outbox row\(s\) for good without confirmation.*--yes/);
+    expectCleanError(await runCli(['outbox', 'retry', ...args], env), /needs row numbers or --all/);
+    expectCleanError(await runCli(['outbox', 'failed', '--postgres-url', server().url(), '--outbox-schema', 'nothing_here'], env), /no outbox table in schema "nothing_here"/);
+    expect(await runCli(['outbox', 'discard', rows[0]!.seq, ...args, '--yes'], env)).toMatchObject({ code: 0, stdout: '1 failed row(s) deleted\n' });
+    // Repaired, then put back by the CLI: the relay moves it.
+    await app.query(`UPDATE ${schema}.outbox SET job = job || '{"data":"{\\"i\\":2}"}' WHERE job_id = 'bad-2'`);
+    expect(JSON.parse((await runCli(['outbox', 'retry', '--all', ...args, '--json'], env)).stdout)).toEqual({ retried: 1 });
+    expect(await r.drain()).toBe(1);
+    expect((await queue.getJob('bad-2'))?.data).toEqual({ i: 2 });
+    expect(await rowsLeft()).toBe(0);
   });
 
   it('a refusal that passes (a full queue) is not counted: the row waits however many moves it takes, then moves', async () => {
