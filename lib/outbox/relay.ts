@@ -1,4 +1,5 @@
 import type * as Pg from 'pg';
+import { SpoolError } from '../common/errors.js';
 import type { SpoolLogger } from '../logger.js';
 import { stderrLogger } from '../logger.js';
 import { StoreNotConnectedError } from '../store/errors.js';
@@ -276,7 +277,7 @@ export class OutboxRelay {
 }
 
 /** A full queue stops the move without counting a refusal: it drains, and the rows then move. */
-class QueueFullForNow extends Error {
+class QueueFullForNow extends SpoolError {
   constructor(queue: string, limit: number) {
     super(`queue ${queue} is full (maxWaiting ${limit})`);
   }
