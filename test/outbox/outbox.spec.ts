@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import pg from 'pg';
-import { FlowProducer, getQueueToken, QueueModule, Queue, RedisStore, TransactionalEnqueueUnsupportedError, Worker } from '../../lib/index.js';
+import { FlowProducer, getQueueToken, OnJob, Processor, QueueModule, Queue, RedisStore, SpoolBootstrapError, TransactionalEnqueueUnsupportedError, Worker, type ActiveJob } from '../../lib/index.js';
 import { Outbox, OutboxRelay, type RelayStep } from '../../lib/outbox/index.js';
 import { uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
 import { usePrivateRedis } from '../helpers/private-redis.js';
@@ -15,6 +17,22 @@ import { cliEnv, expectCleanError, runCli } from '../cli/cli.js';
  * A private PostgreSQL and a private redis-server, shared by the file's tests.
  */
 const server = usePostgresServer();
+
+/** The Nest app's processor: what it ran, in order. */
+@Injectable()
+class Journal {
+  readonly ran: number[] = [];
+}
+
+@Processor('nest-mail')
+class MailProcessor {
+  constructor(private readonly journal: Journal) {}
+
+  @OnJob('confirm')
+  confirm(job: ActiveJob<{ i: number }>): void {
+    this.journal.ran.push(job.data.i);
+  }
+}
 const redis = usePrivateRedis();
 
 describe('outbox (RedisStore + PostgreSQL transaction)', () => {
@@ -303,6 +321,44 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     });
     expect(() => new RedisStore({ url: redis.url }, { outbox: {} as Outbox })).toThrow(/options\.outbox/);
     expect(() => new Outbox({ connectionString: 'x', schema: 'Bad-Name' })).toThrow(/schema/);
+  });
+
+  it('Nest: outboxRelay starts a relay at bootstrap (a committed add runs with no relay of the test) and stops it at shutdown', async () => {
+    @Module({
+      imports: [QueueModule.forRoot({ connection: { url: redis.url, prefix: schema, outbox, outboxRelay: { pollMs: 60_000, maxAttempts: 2 } } }), QueueModule.registerQueue('nest-mail')],
+      providers: [Journal, MailProcessor],
+    })
+    class AppModule {}
+    const checkedOut = (): number => app.totalCount - app.idleCount;
+    expect(checkedOut()).toBe(0);
+    const nest = await NestFactory.createApplicationContext(AppModule, { logger: false });
+    let closed = false;
+    closers.push(async () => void (closed || (await nest.close())));
+    // Up before init() returns: its LISTEN connection (and its first move, maybe still under way) are the app pool's.
+    expect(checkedOut()).toBeGreaterThanOrEqual(1);
+    const queue = nest.get<Queue<{ i: number }>>(getQueueToken('nest-mail'));
+    const journal = nest.get(Journal);
+    await inTransaction(true, (tx) => queue.add('confirm', { i: 1 }, { tx }));
+    await inTransaction(true, (tx) => queue.add('confirm', { i: 2 }, { tx }));
+    // The one-minute poll cannot explain this: the relay heard the commits.
+    await waitFor(() => journal.ran.length === 2, { message: 'the module relay to move both rows and the processor to run them' });
+    expect(journal.ran).toEqual([1, 2]);
+    expect(await rowsLeft()).toBe(0);
+    await nest.close();
+    closed = true;
+    expect(checkedOut()).toBe(0); // the relay gave its listener back: stopped
+  });
+
+  it('Nest: outboxRelay without an outbox, or with bad settings, fails the bootstrap naming the field', async () => {
+    const boot = (connection: Record<string, unknown>) =>
+      Test.createTestingModule({ imports: [QueueModule.forRoot({ connection: { url: redis.url, ...connection } })] }).compile().then(async (m) => {
+        await m.init();
+        await m.close();
+      });
+    await expect(boot({ outboxRelay: true })).rejects.toThrow(SpoolBootstrapError);
+    await expect(boot({ outboxRelay: true })).rejects.toThrow(/connection\.outboxRelay needs an outbox on the same connection.*new Outbox/);
+    await expect(boot({ outbox, outboxRelay: { pollMs: 0 } })).rejects.toThrow(/connection\.outboxRelay\.pollMs must be a whole number >= 1, got 0/);
+    await expect(boot({ outbox, outboxRelay: { poll: 5 } })).rejects.toThrow(/outboxRelay\.poll/);
   });
 
   it('Nest: the connection option outbox makes an injected queue write { tx } adds to the outbox', async () => {
