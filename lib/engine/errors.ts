@@ -170,16 +170,36 @@ export class SandboxCrashedError extends SpoolError {
 }
 
 /**
+ * Why a store refuses `{ tx }`: `store`, it cannot write in a database
+ * transaction at all (a Redis store without an outbox); `flow-outbox`, a
+ * Redis store's outbox takes add() and addBulk() but not flows; `sharded`, a
+ * queue with option `shards` (its jobs spread over several Redis queues).
+ */
+export type TransactionalRefusal = 'store' | 'flow-outbox' | 'sharded';
+
+const REFUSALS: Readonly<Record<TransactionalRefusal, readonly [string, string]>> = {
+  store: [
+    'its store does not write in your database transaction',
+    'use a PostgresStore on the same database as your transaction (spool/postgres), give the RedisStore an outbox (spool/outbox), or add the job after your transaction commits',
+  ],
+  'flow-outbox': [
+    "a Redis store's outbox takes add() and addBulk() in your transaction, not flows",
+    'add the flow after your transaction commits, or use a PostgresStore (spool/postgres), where a flow commits with your rows',
+  ],
+  sharded: [
+    'the queue is sharded (option shards), and an outbox row names one queue',
+    'use a queue without shards for adds in your transaction, or add the job after your transaction commits',
+  ],
+};
+
+/**
  * `{ tx }` (transactional enqueue) was given to a queue or flow producer whose
- * store cannot write in the caller's database transaction (a Redis store: the
- * outbox that will give it this is not there yet). Nothing was written.
+ * store cannot write it in the caller's database transaction; `refusal` says
+ * why, the message names the fix. Nothing was written.
  */
 export class TransactionalEnqueueUnsupportedError extends InvalidArgumentError {
-  constructor(field: string, queue: string) {
-    super(
-      field,
-      `cannot be used on queue "${queue}": its store does not write in your database transaction`,
-      'use a PostgresStore on the same database as your transaction (spool/postgres), or add the job after your transaction commits',
-    );
+  constructor(field: string, queue: string, readonly refusal: TransactionalRefusal = 'store') {
+    const [why, fix] = REFUSALS[refusal];
+    super(field, `cannot be used on queue "${queue}": ${why}`, fix);
   }
 }

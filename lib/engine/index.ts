@@ -98,6 +98,7 @@ export {
   DelayedError,
   TransactionalEnqueueUnsupportedError,
 } from './errors.js';
+export type { TransactionalRefusal } from './errors.js';
 export type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
 
 // Store

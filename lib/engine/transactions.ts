@@ -1,4 +1,5 @@
 import { checkOptions, describe } from '../common/validation.js';
+import { ShardedStore } from '../store/sharded-store.js';
 import type { Store } from '../store/store.js';
 import type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
 import { InvalidArgumentError, TransactionalEnqueueUnsupportedError } from './errors.js';
@@ -22,7 +23,11 @@ export function transactionOf(
   if (!isClient(tx)) {
     throw new InvalidArgumentError(`${field}.tx`, `must be a node-postgres client inside your open transaction, got ${describe(tx)}`, 'pass the client you called BEGIN on');
   }
-  if (typeof store[needs] !== 'function') throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue);
+  if (store instanceof ShardedStore) throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue, 'sharded');
+  if (typeof store[needs] !== 'function') {
+    const outboxOnly = needs === 'addFlowInTransaction' && typeof store.addInTransaction === 'function';
+    throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue, outboxOnly ? 'flow-outbox' : 'store');
+  }
   return tx;
 }
 

@@ -114,7 +114,8 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     expect(second.id).toBe('order-2');
     await waitFor(async () => (await queue.getJob('order-2'))?.state === 'completed', { timeout: 5000, message: 'the NOTIFY-woken move' });
     expect(runs).toEqual(new Map([[1, 1], [2, 1]]));
-    expect(await rowsLeft()).toBe(0);
+    // The job can complete before the relay's delete commits (Redis first, then the rows' transaction).
+    await waitFor(async () => (await rowsLeft()) === 0, { message: 'the moved rows to be deleted' });
   });
 
   it('a rolled-back add and addBulk never run', async () => {
@@ -130,7 +131,7 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     await waitFor(async () => (await queue.getJob(sentinel.id))?.state === 'completed', { message: 'the committed sentinel to complete' });
     expect([...runs.keys()]).toEqual([99]);
     for (const id of ids) expect(await queue.getJob(id)).toBeNull();
-    expect(await rowsLeft()).toBe(0);
+    await waitFor(async () => (await rowsLeft()) === 0, { message: "the sentinel's row to be deleted" });
   });
 
   it.each<RelayStep>(['read', 'written'])('a relay crash after step %s leaves exactly one job per row (numbered and custom ids)', async (crashAt) => {
@@ -181,7 +182,7 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     runs.delete(-1);
     expect([...runs.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: N / 2 }, (_, k) => 2 * k));
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
-    expect(await rowsLeft()).toBe(0);
+    await waitFor(async () => (await rowsLeft()) === 0, { message: 'the last moved rows to be deleted' });
     expect(await queue.verify()).toEqual([]);
   }, 30_000);
 
@@ -312,13 +313,28 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     const plain = new RedisStore({ url: redis.url }, { prefix: `${schema}p` });
     closers.push(() => plain.disconnect());
     const queue = new Queue('emails', { store: plain });
+    const refusal = (err: unknown) => [(err as TransactionalEnqueueUnsupportedError).refusal, (err as Error).message];
     await inTransaction(false, async (tx) => {
-      await expect(queue.add('confirm', {}, { tx })).rejects.toThrow(TransactionalEnqueueUnsupportedError);
+      const err = await queue.add('confirm', {}, { tx }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TransactionalEnqueueUnsupportedError);
+      expect(refusal(err)).toEqual(['store', expect.stringMatching(/options\.tx cannot be used on queue "emails".*give the RedisStore an outbox \(spool\/outbox\)/)]);
     });
     // Flows through an outbox are not built yet: refused, not silently written to Redis outside the transaction.
     await inTransaction(false, async (tx) => {
-      await expect(new FlowProducer({ store }).add({ name: 'p', queueName: 'emails', data: {} }, { tx })).rejects.toThrow(TransactionalEnqueueUnsupportedError);
+      const err = await new FlowProducer({ store }).add({ name: 'p', queueName: 'emails', data: {} }, { tx }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TransactionalEnqueueUnsupportedError);
+      expect(refusal(err)).toEqual(['flow-outbox', expect.stringMatching(/outbox takes add\(\) and addBulk\(\).*not flows.*add the flow after your transaction commits/)]);
     });
+    // A sharded queue on the outbox store: its jobs spread over several Redis queues, an outbox row names one.
+    await inTransaction(false, async (tx) => {
+      const sharded = new Queue('emails-sharded', { store, shards: 2 });
+      const err = await sharded.add('confirm', {}, { tx }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TransactionalEnqueueUnsupportedError);
+      expect(refusal(err)).toEqual(['sharded', expect.stringMatching(/queue "emails-sharded".*sharded \(option shards\).*use a queue without shards/)]);
+      const bulk = await sharded.addBulk([{ name: 'confirm', data: {} }], { tx }).catch((e: unknown) => e);
+      expect(refusal(bulk)[0]).toBe('sharded');
+    });
+    expect(await rowsLeft()).toBe(0); // nothing written by any refusal
     expect(() => new RedisStore({ url: redis.url }, { outbox: {} as Outbox })).toThrow(/options\.outbox/);
     expect(() => new Outbox({ connectionString: 'x', schema: 'Bad-Name' })).toThrow(/schema/);
   });
@@ -343,7 +359,8 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     // The one-minute poll cannot explain this: the relay heard the commits.
     await waitFor(() => journal.ran.length === 2, { message: 'the module relay to move both rows and the processor to run them' });
     expect(journal.ran).toEqual([1, 2]);
-    expect(await rowsLeft()).toBe(0);
+    // A job can run before the relay's delete commits (Redis first, then the rows' transaction).
+    await waitFor(async () => (await rowsLeft()) === 0, { message: 'the moved rows to be deleted' });
     await nest.close();
     closed = true;
     expect(checkedOut()).toBe(0); // the relay gave its listener back: stopped
