@@ -10,8 +10,16 @@ DECLARE
   fail_rec jsonb;
   what text;
 BEGIN
-  SELECT * INTO p FROM @schema@.jobs WHERE queue = c.parent_queue AND id = c.parent_id FOR UPDATE;
-  IF NOT FOUND THEN RETURN; END IF;
+  -- The parent is locked only while a child's outcome can move it (waiting on its children, or dead for one): a
+  -- started parent is waiting and claimable, and a claim skips (SKIP LOCKED) a row this lock holds, so a sibling's
+  -- late completion would hide the parent from the very claim its wake-up sent. Concurrent siblings still take
+  -- turns on a waiting-children parent; one that waited re-reads the row and finds it started, unlocked.
+  SELECT * INTO p FROM @schema@.jobs WHERE queue = c.parent_queue AND id = c.parent_id
+     AND state IN ('waiting-children', 'failed') FOR UPDATE;
+  IF NOT FOUND THEN
+    SELECT * INTO p FROM @schema@.jobs WHERE queue = c.parent_queue AND id = c.parent_id;
+    IF NOT FOUND THEN RETURN; END IF;
+  END IF;
   IF c.state = 'completed' THEN
     UPDATE @schema@.deps SET status = 'completed', result = c.result, failure = NULL
      WHERE parent_queue = p.queue AND parent_id = p.id AND child_queue = c.queue AND child_id = c.id;

@@ -67,6 +67,13 @@ BEGIN
       out := out || jsonb_build_array(@schema@.start_job(p_queue, j.id, p_worker, p_lock_ms, now));
       taken := taken + 1;
     END LOOP;
+    -- Short, yet jobs wait: SKIP LOCKED passed over rows another transaction holds (a competing claim, a sibling
+    -- recording its result on a started flow parent, a producer's changeDelay()) or they committed after the scan
+    -- began. The worker would go idle on a queue with work and no wake-up to come: it claims again shortly instead.
+    IF taken < n AND EXISTS (SELECT 1 FROM @schema@.jobs WHERE queue = p_queue AND state = 'waiting'
+                              AND NOT (name = ANY (q.paused_names))) THEN
+      wait_ms := 10;
+    END IF;
   ELSIF NOT grouped THEN
     -- Capped names: candidates are read unlocked and locked one by one as they are taken, so the jobs this worker
     -- has no room for stay free for a concurrent claim of another worker.
@@ -76,7 +83,8 @@ BEGIN
       EXIT WHEN taken >= n;
       CONTINUE WHEN room ? j.name AND (room->>j.name)::integer <= 0;
       PERFORM 1 FROM @schema@.jobs WHERE queue = p_queue AND id = j.id AND state = 'waiting' FOR UPDATE SKIP LOCKED;
-      CONTINUE WHEN NOT FOUND;
+      -- Held by another transaction (see the retry above): claim again shortly rather than go idle.
+      IF NOT FOUND THEN wait_ms := 10; CONTINUE; END IF;
       IF j.deadline > 0 AND now > j.deadline THEN
         PERFORM @schema@.dead_letter(p_queue, j.id, 'deadline', 'deadline passed before the job could start', '', 'DeadlineExceededError', now);
         PERFORM @schema@.metric_dead(p_queue, now, j.name);
