@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Queue, StoreError } from '../../lib/index.js';
+import { Queue, spoolHttpError, StoreError } from '../../lib/index.js';
 import { PostgresCallError, PostgresConflictError, PostgresUnavailableError, type PostgresStore } from '../../lib/postgres/index.js';
 import { postgresError } from '../../lib/postgres/errors.js';
 import { testPostgresStore, uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
@@ -134,6 +134,7 @@ describe('chaos on PostgreSQL', () => {
       expect(typed).toBeInstanceOf(PostgresConflictError);
       expect(typed).toMatchObject({ sqlState: '40P01', permanent: false });
       expect(typed.message).toMatch(/complete.*40P01.*retry it/);
+      expect(spoolHttpError(typed)).toMatchObject({ status: 503, retryAfter: 5 });
     } finally {
       await Promise.all([a.query('ROLLBACK'), b.query('ROLLBACK')]);
       await Promise.all([a.end(), b.end()]);
@@ -145,6 +146,7 @@ describe('chaos on PostgreSQL', () => {
     await c.end();
     expect(postgresError('add', missing)).toBeInstanceOf(PostgresCallError);
     expect(postgresError('add', missing)).toMatchObject({ permanent: true });
+    expect(spoolHttpError(postgresError('add', missing))).toBeUndefined(); // a bug: Nest's default 500
     // The store's own calls against a stopped server: unavailable, not permanent (a worker waits it out).
     await server().stop();
     try {
@@ -152,6 +154,8 @@ describe('chaos on PostgreSQL', () => {
       expect(down).toBeInstanceOf(PostgresUnavailableError);
       expect(down).toBeInstanceOf(StoreError);
       expect(down).toMatchObject({ permanent: false });
+      // Through SpoolExceptionFilter: a 503 with Retry-After, as for Redis down.
+      expect(spoolHttpError(down)).toMatchObject({ status: 503, retryAfter: 5 });
     } finally {
       await server().restart();
     }
