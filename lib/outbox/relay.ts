@@ -1,5 +1,6 @@
 import type * as Pg from 'pg';
-import { SpoolError } from '../common/errors.js';
+import { InvalidArgumentError, SpoolError } from '../common/errors.js';
+import { describe } from '../common/validation.js';
 import type { SpoolLogger } from '../logger.js';
 import { stderrLogger } from '../logger.js';
 import { StoreNotConnectedError } from '../store/errors.js';
@@ -73,9 +74,9 @@ export class OutboxRelay {
   private stopped = true;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    this.pollMs = options.pollMs ?? 1000;
-    this.batchSize = options.batchSize ?? 500;
-    this.maxAttempts = options.maxAttempts ?? 5;
+    this.pollMs = whole(options.pollMs, 1000, 'pollMs');
+    this.batchSize = whole(options.batchSize, 500, 'batchSize');
+    this.maxAttempts = whole(options.maxAttempts, 5, 'maxAttempts');
     this.logger = options.logger ?? stderrLogger;
   }
 
@@ -291,6 +292,15 @@ class QueueFullForNow extends SpoolError {
 function refusedForGood(err: unknown): boolean {
   if (err instanceof QueueFullForNow || err instanceof StoreNotConnectedError) return false;
   return !(err instanceof StoreError) || err.permanent;
+}
+
+/** A count option: a whole number >= 1, or its default. */
+function whole(value: unknown, fallback: number, key: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new InvalidArgumentError(`OutboxRelay options.${key}`, `must be a whole number >= 1, got ${describe(value)}`);
+  }
+  return value;
 }
 
 function messageOf(err: unknown): string {

@@ -337,6 +337,7 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     expect(await rowsLeft()).toBe(0); // nothing written by any refusal
     expect(() => new RedisStore({ url: redis.url }, { outbox: {} as Outbox })).toThrow(/options\.outbox/);
     expect(() => new Outbox({ connectionString: 'x', schema: 'Bad-Name' })).toThrow(/schema/);
+    expect(() => new OutboxRelay({ outbox, store, maxAttempts: 0 })).toThrow('OutboxRelay options.maxAttempts must be a whole number >= 1, got 0');
   });
 
   it('Nest: outboxRelay starts a relay at bootstrap (a committed add runs with no relay of the test) and stops it at shutdown', async () => {
