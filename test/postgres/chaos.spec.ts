@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Queue, spoolHttpError, StoreError } from '../../lib/index.js';
+import { Queue, QueueEvents, spoolHttpError, StoreError } from '../../lib/index.js';
 import { PostgresCallError, PostgresConflictError, PostgresUnavailableError, type PostgresStore } from '../../lib/postgres/index.js';
 import { postgresError } from '../../lib/postgres/errors.js';
 import { testPostgresStore, uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
@@ -83,6 +83,12 @@ describe('chaos on PostgreSQL', () => {
         }
       }
     };
+    // An event reader across the restart: it waits the outage out (typed, retryable errors) and reads on.
+    const events = new QueueEvents('q', { store, blockMs: 200 });
+    const heard = new Set<string>();
+    events.on('completed', (e) => heard.add(e.jobId));
+    events.on('error', () => undefined); // the outage, reported while it lasts
+    await events.ready();
     const producing = Promise.all([lane(), lane()]);
     await waitFor(() => acknowledged.size >= 150, { timeout: 15_000, interval: 20, message: '150 adds acknowledged' });
     await server().stopImmediate();
@@ -108,6 +114,8 @@ describe('chaos on PostgreSQL', () => {
     await queue.add('work', { id: 'after' }, { jobId: 'after' });
     await waitFor(async () => (await queue.getJob('after'))?.state === 'completed', { timeout: 10_000, interval: 20, message: 'a job added after the restart to run' });
     expect(Date.now() - addedAt).toBeLessThan(5000);
+    await waitFor(() => heard.has('after'), { timeout: 5000, message: 'the event reader to hear the completion after the restart' });
+    await events.close();
     expect(procs.every((p) => p.completed().length > 0)).toBe(true);
     await Promise.all(procs.map((p) => p.close()));
     expect(await queue.verify()).toEqual([]);
