@@ -7,6 +7,7 @@ import { FlowProducer, getQueueToken, OnJob, Processor, QueueModule, Queue, Redi
 import { Outbox, OutboxRelay, type RelayStep } from '../../lib/outbox/index.js';
 import { uniqueSchema, usePostgresServer } from '../helpers/postgres.js';
 import { usePrivateRedis } from '../helpers/private-redis.js';
+import { RedisServer } from '../helpers/redis-server.mjs';
 import { waitFor } from '../helpers/wait-for.js';
 import { cliEnv, expectCleanError, runCli } from '../cli/cli.js';
 
@@ -287,6 +288,26 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     await queue.configure({ maxWaiting: null });
     expect(await r.drain()).toBe(1);
     expect((await queue.getJob(job.id))?.state).toBe('waiting');
+  });
+
+  it('Redis down is not a refusal either: the rows wait uncounted through the outage, then move', async () => {
+    const own = await RedisServer.start();
+    const down = new RedisStore({ url: own.url }, { prefix: schema, outbox, logger: { log: () => undefined, warn: () => undefined, error: () => undefined } });
+    try {
+      await down.connect();
+      const queue = new Queue<{ i: number }>('emails', { store: down });
+      const job = await inTransaction(true, (tx) => queue.add('confirm', { i: 1 }, { tx }));
+      const r = new OutboxRelay({ outbox, store: down, maxAttempts: 1, logger: { log: () => undefined, warn: () => undefined, error: () => undefined } });
+      await own.stop();
+      for (let d = 0; d < 3; d++) await expect(r.drain()).rejects.toThrow(/unreachable/);
+      expect((await app.query(`SELECT attempts, failed_ms FROM ${schema}.outbox`)).rows).toEqual([{ attempts: 0, failed_ms: null }]);
+      await own.restart();
+      await waitFor(async () => r.drain().then((n) => n === 1, () => false), { timeout: 10_000, interval: 100, message: 'the move once Redis answers' });
+      expect((await queue.getJob(job.id))?.state).toBe('waiting');
+    } finally {
+      await down.disconnect();
+      await own.dispose();
+    }
   });
 
   it('PostgreSQL restarted: the relay listens again by itself (a one-minute poll cannot explain the move)', async () => {
