@@ -316,6 +316,10 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     const r = new OutboxRelay({ outbox, store, pollMs: 60_000, logger: { log: () => undefined, warn: () => undefined, error: () => undefined } });
     closers.push(() => r.stop());
     await r.start();
+    // An outbox with a pool of its own (connectionString), one idle connection in it: the restart must not crash the process.
+    const owned = new Outbox({ connectionString: server().url(), schema });
+    closers.push(() => owned.disconnect());
+    expect(await owned.failed()).toEqual([]);
     await server().stop();
     await server().restart();
     // The app's pool's old connections are dead: the first queries on them fail, as after any restart.
@@ -328,6 +332,7 @@ describe('outbox (RedisStore + PostgreSQL transaction)', () => {
     });
     await waitFor(async () => (await queue.getJob(id!))?.state === 'completed', { timeout: 10_000, message: 'the row committed after the restart to be moved and run' });
     expect(Date.now() - started).toBeLessThan(8000);
+    await waitFor(async () => owned.failed().then(() => true, () => false), { message: "the owned pool's next query to reconnect" });
   });
 
   it('a RedisStore without an outbox still refuses { tx }; a bad outbox option is refused', async () => {
