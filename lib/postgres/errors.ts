@@ -55,7 +55,7 @@ export class PostgresUnavailableError extends StoreError {
 /**
  * The database refused the call for a reason that passes: a deadlock, a
  * serialization failure, a lock not available, too many connections, or a
- * server in recovery that cancelled it. Its transaction rolled back, so
+ * statement cancelled (statement_timeout, a cancel request). Its transaction rolled back, so
  * nothing was written; not permanent, a worker repeats its write (every
  * transition is idempotent for the same lease token) and a producer may
  * retry the add (with the same jobId to be safe).
