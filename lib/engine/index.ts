@@ -100,6 +100,7 @@ export {
 } from './errors.js';
 export type { TransactionalRefusal } from './errors.js';
 export type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
+export type { TransactionHandle, TypeOrmEntityManagerLike, TypeOrmQueryRunnerLike, PrismaTransactionLike } from '../store/transaction-handles.js';
 
 // Store
 export { RedisStore } from '../store/redis-store.js';
