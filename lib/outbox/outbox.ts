@@ -85,7 +85,15 @@ export class Outbox implements OutboxWriter {
       } else {
         this.pool = this.given;
       }
-      if (this.migrateOnConnect) await migrateOutbox(this.pool, this.schema);
+      if (this.migrateOnConnect) {
+        // One connection for the migration's transaction: BEGIN ... COMMIT through the pool could run on several.
+        const client = await this.pool.connect();
+        try {
+          await migrateOutbox(client, this.schema);
+        } finally {
+          client.release();
+        }
+      }
     }
     return this.pool;
   }

@@ -185,6 +185,11 @@ export class OutboxRelay {
   private async moveBatch(): Promise<{ n: number; more: boolean }> {
     const { outbox, onStep } = this.options;
     const client = await (await outbox.connect()).connect();
+    // A checked-out client has no listener of the pool's: a connection lost between two queries (PostgreSQL
+    // restarted while the move waits on Redis) would be an unhandled 'error' event. The next query fails instead.
+    let lost: Error | undefined;
+    const onLost = (err: Error): void => void (lost = err);
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<Row>(
@@ -205,10 +210,12 @@ export class OutboxRelay {
       await client.query('COMMIT');
       return { n: moved.length, more: setAside || (refusal === undefined && rows.length === this.batchSize) };
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (lost === undefined) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      client.off('error', onLost);
+      // A lost connection is destroyed, not put back in the pool.
+      client.release(lost);
     }
   }
 
