@@ -93,10 +93,15 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     }
     if (this.options.migrate) {
       const client = await this.pool.connect();
+      // Checked out, the client has no listener of the pool's: a connection lost mid-migration fails the next query instead.
+      let lost: Error | undefined;
+      const onLost = (err: Error): void => void (lost = err);
+      client.on('error', onLost);
       try {
         await migrateSchema(client, this.schema);
       } finally {
-        client.release();
+        client.off('error', onLost);
+        client.release(lost);
       }
     } else {
       await checkSchema(this.pool, this.schema);
