@@ -149,7 +149,7 @@ function nameTimeout(err: unknown): never {
  * One attempt to connect: the first connection error fails the call (node-redis
  * would otherwise retry for ever inside connect()).
  */
-async function openOnce(client: RedisClientLike): Promise<void> {
+export async function openOnce(client: RedisClientLike): Promise<void> {
   let onError: ((err: Error) => void) | undefined;
   const refused = new Promise<never>((_, reject) => {
     onError = reject;

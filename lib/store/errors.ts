@@ -63,8 +63,8 @@ export class FlowAddAbandonedError extends StoreError {
  * right; retry the add later, with the same jobId to stay idempotent.
  */
 export class RedisUnavailableError extends StoreError {
-  /** `message` replaces the sentence for a subclass that knows more (CommandTimeoutError). */
-  constructor(what: string, cause?: unknown, message?: string) {
+  /** `what`: the call or connection that failed. `message` replaces the sentence for a subclass that knows more (CommandTimeoutError). */
+  constructor(readonly what: string, cause?: unknown, message?: string) {
     // Duck-typed: socket errors may come from another realm (vm contexts), where instanceof Error fails.
     const causeMessage = (cause as { message?: unknown } | undefined)?.message;
     const detail = typeof causeMessage === 'string' && causeMessage ? `: ${causeMessage}` : '';
@@ -83,7 +83,7 @@ export class RedisUnavailableError extends StoreError {
  * jobId it may add the job twice). Raise `commandTimeoutMs` if Redis is only slow.
  */
 export class CommandTimeoutError extends RedisUnavailableError {
-  constructor(readonly what: string, readonly timeoutMs: number) {
+  constructor(override readonly what: string, readonly timeoutMs: number) {
     super(
       what,
       undefined,
