@@ -90,7 +90,7 @@ export class CommandConnection {
     if (!client.isOpen) {
       this.opening = client;
       try {
-        await (wait ? this.openWaiting(client) : openOnce(client));
+        await (wait ? this.openWaiting(client) : openOnce(client, this.clock.timeoutMs));
       } catch (err) {
         if (this.ownsClient) client.destroy();
         throw new RedisUnavailableError('RedisStore connect()', err);
@@ -147,19 +147,30 @@ function nameTimeout(err: unknown): never {
 
 /**
  * One attempt to connect: the first connection error fails the call (node-redis
- * would otherwise retry for ever inside connect()).
+ * would otherwise retry for ever inside connect()), and so does no connection
+ * within `timeoutMs` (commandTimeoutMs): a server that accepts the socket but
+ * answers nothing (a hung or SIGSTOPped process) would hold the handshake for
+ * ever, and through Sentinel a master that is down or not started yet is
+ * retried by node-redis without an `error` event (16 rediscoveries a second
+ * apart before its connect() gives up).
  */
-export async function openOnce(client: RedisClientLike): Promise<void> {
+export async function openOnce(client: RedisClientLike, timeoutMs = 0): Promise<void> {
   let onError: ((err: Error) => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
   const refused = new Promise<never>((_, reject) => {
     onError = reject;
     client.on('error', onError);
+    if (timeoutMs > 0) {
+      const silent = `no connection within ${timeoutMs} ms (commandTimeoutMs): the server (through Sentinel, the master it names) refused, or accepted and answered nothing`;
+      timer = setTimeout(() => reject(new Error(silent)), timeoutMs);
+    }
   });
   const connecting = client.connect();
   connecting.catch(() => undefined);
   try {
     await Promise.race([connecting, refused]);
   } finally {
+    clearTimeout(timer);
     client.off('error', onError!);
   }
 }
