@@ -53,7 +53,7 @@ export class CommandConnection {
   connect(wait: boolean): Promise<void> {
     if (this.state === 'connected') return Promise.resolve();
     if (this.state === 'closed') return Promise.reject(new StoreNotConnectedError('connect()'));
-    this.connecting ??= this.open(wait).finally(() => {
+    this.connecting ??= (wait ? this.openRetrying() : this.open(false)).finally(() => {
       this.connecting = undefined;
     });
     return this.connecting;
@@ -79,6 +79,25 @@ export class CommandConnection {
     const client = this.client;
     this.client = undefined;
     if (client && this.ownsClient && client.isOpen) await client.close().catch(() => client.destroy());
+  }
+
+  /**
+   * open(true) until it succeeds or the store is closed. NOTE: a plain
+   * client's connect() rides out refused connections by itself, but through
+   * Sentinel node-redis gives up after 16 rediscoveries (about 17 s) of a
+   * master that is not there: waiting means trying again with a new client.
+   */
+  private async openRetrying(): Promise<void> {
+    for (;;) {
+      if (this.closed) throw new StoreNotConnectedError('connect()');
+      try {
+        return await this.open(true);
+      } catch (err) {
+        if (this.closed || !this.ownsClient || !(err instanceof RedisUnavailableError)) throw err;
+        this.logger.warn(`${err.message}; trying again`);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_OPEN_MS));
+      }
+    }
   }
 
   private async open(wait: boolean): Promise<void> {
@@ -139,6 +158,9 @@ export class CommandConnection {
     }
   }
 }
+
+/** The pause between two waiting connects whose client gave up (Sentinel). */
+const RETRY_OPEN_MS = 1000;
 
 /** A server check that met a silent server names connect(), not the command it sent. */
 function nameTimeout(err: unknown): never {

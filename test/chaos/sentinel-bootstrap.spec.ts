@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConsoleLogger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { createClient } from 'redis';
 import { getQueueToken, OnJob, Processor, QueueModule, RedisUnavailableError, type ActiveJob, type Queue } from '../../lib/index.js';
@@ -12,6 +13,14 @@ import { waitFor } from '../helpers/wait-for.js';
 const MASTER = 'boot-master';
 /** The bound the fail-fast bootstrap gets (commandTimeoutMs). */
 const TIMEOUT_MS = 1000;
+
+class CapturingLogger extends ConsoleLogger {
+  readonly warnings: string[] = [];
+  override warn(message: unknown): void {
+    this.warnings.push(String(message));
+  }
+  override log(): void {}
+}
 
 @Processor('boot-work')
 class BootProcessor {
@@ -26,7 +35,8 @@ class BootProcessor {
  * not started (the port refuses), then started and SIGSTOPped (the socket is
  * accepted, nothing answers). A producer-only connection fails the bootstrap
  * within commandTimeoutMs with RedisUnavailableError; a connection with
- * processors waits (as with a plain URL) and starts once the master answers.
+ * processors waits (as with a plain URL, and past node-redis's own give-up
+ * after 16 rediscoveries) and starts once the master answers.
  * One sentinel (quorum 1, no replica: nothing to fail over to) and one
  * master port for the file; plain TCP, no TLS (sentinel.spec.ts has that).
  */
@@ -95,8 +105,38 @@ describe('Sentinel: the master unreachable at bootstrap', () => {
     expect(ms).toBeLessThan(TIMEOUT_MS + 2000);
   });
 
+  it('an app with processors waits for a master not started yet, past node-redis giving up (16 rediscoveries), and starts once it is', async () => {
+    const logger = new CapturingLogger();
+    let app: Awaited<ReturnType<ReturnType<typeof Test.createTestingModule>['compile']>> | undefined;
+    let failed: unknown;
+    let booted = false;
+    const booting = (async () => {
+      app = await Test.createTestingModule({ imports: [QueueModule.forRoot({ connection: connection('boot-late') }), QueueModule.registerQueue('boot-work')], providers: [BootProcessor] })
+        .setLogger(logger)
+        .compile();
+      await app.init();
+      booted = true;
+    })().catch((err: unknown) => (failed = err));
+    // node-redis's Sentinel connect() gave up (about 17 s) and the store tried again with a new client.
+    await waitFor(() => logger.warnings.some((w) => /no valid master node.*; trying again$/.test(w)), { timeout: 25_000, interval: 100, message: 'a second connect after node-redis gave up' });
+    try {
+      expect(failed).toBeUndefined();
+      expect(booted).toBe(false);
+      master = await RedisServer.start({ port: masterPort });
+      await booting;
+      expect(failed).toBeUndefined();
+      const job = await app!.get<Queue>(getQueueToken('boot-work')).add('greet', { name: 'grace' });
+      expect(await job.waitUntilFinished({ timeout: 10_000 })).toBe('hello grace');
+    } finally {
+      // A failed check above leaves the bootstrap waiting: give it its master, then close the app.
+      master ??= await RedisServer.start({ port: masterPort });
+      await booting;
+      await app?.close();
+    }
+  }, 40_000);
+
   it('a producer-only app fails the same way while the master is SIGSTOPped (accepts, answers nothing)', async () => {
-    master = await RedisServer.start({ port: masterPort });
+    master ??= await RedisServer.start({ port: masterPort });
     await waitFor(async () => !(await masterFlags()).includes('s_down'), { timeout: 10_000, interval: 50, message: 'the sentinel to see the master up' });
     master.pause();
     const { error, ms } = await producerBoot('boot-stopped');
@@ -121,17 +161,19 @@ describe('Sentinel: the master unreachable at bootstrap', () => {
       interval: 50,
       message: 'the bound to pass with the master down',
     });
-    expect(failed).toBeUndefined();
-    expect(booted).toBeUndefined();
     const resumedAt = Date.now();
-    master!.resume();
-    await booting;
-    expect(failed).toBeUndefined();
     try {
+      expect(failed).toBeUndefined();
+      expect(booted).toBeUndefined();
+      master!.resume();
+      await booting;
+      expect(failed).toBeUndefined();
       const job = await booted!.app.get<Queue>(getQueueToken('boot-work')).add('greet', { name: 'ada' });
       expect(await job.waitUntilFinished({ timeout: 10_000 })).toBe('hello ada');
       expect(Date.now() - resumedAt).toBeLessThan(10_000);
     } finally {
+      master!.resume();
+      await booting;
       await booted?.app.close();
     }
   }, 30_000);
