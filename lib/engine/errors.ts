@@ -117,9 +117,9 @@ export class UnrecoverableError extends TerminalJobError {
 /**
  * The job has no handler for its name: it was dead-lettered (reason `no-handler`).
  *
- * Do: add an `@OnJob('<name>')` handler (or a fallback `@OnJob()`) to a
- * processor of the queue, or handle the name in the Worker's handler; then
- * redrive the dead letters (`spool redrive <queue>`).
+ * Do: add a handler for the name (`@OnJob('<name>')`, or a fallback
+ * `@OnJob()`) to a processor of the queue, then redrive the dead letters
+ * (`spool redrive <queue> --all --reason no-handler`).
  */
 export class NoHandlerError extends TerminalJobError {
   readonly reason = 'no-handler';
