@@ -5,7 +5,10 @@ import type { NewJob } from '../store/store.js';
 /**
  * An outbox row whose `job` is not a job the relay can add (written by hand,
  * by another program, or damaged): the relay counts it as a refusal and sets
- * it aside after maxAttempts. Fix the row's job and retry it, or discard it.
+ * it aside after maxAttempts.
+ *
+ * Do: list the set-aside rows (`outbox.failed()` or `spool outbox failed`),
+ * fix the row's job in the table and `retry()` it, or `discard()` it.
  */
 export class OutboxRowError extends SpoolError {
   constructor(readonly field: string, expected: string, got: unknown) {

@@ -336,6 +336,9 @@ export interface Store extends WorkerRegistry, Partial<WorkerRequests>, JobChang
  * contract: `permanent` tells the engine whether repeating the call can
  * help. Any other error (a dropped connection) is worth repeating; a refused
  * script or a closed store is not.
+ *
+ * Do: when `permanent` is false, repeat the call later (workers do); when
+ * true, repeating cannot help: act on the message.
  */
 export class StoreError extends SpoolError {
   constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {
