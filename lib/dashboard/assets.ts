@@ -132,8 +132,8 @@ export const APP_JS = `(() => {
     } catch (err) { flash(String(err), true); button.disabled = false; }
   });
   document.addEventListener('submit', async (e) => {
-    const to = e.target.closest('form[data-switch]');
-    if (to) { e.preventDefault(); location.href = to.elements.to.value; return; }
+    const to = e.target.closest('form.switcher');
+    if (to) { e.preventDefault(); location.href = to.elements.to.selectedOptions[0].dataset.href; return; }
     const form = e.target.closest('form[data-add]');
     if (!form) return;
     e.preventDefault();

@@ -29,6 +29,11 @@ export function dashboardController(path: string): Type<unknown> {
       return this.pages.workers(typeof queue === 'string' && queue.length > 0 ? queue : undefined, req, res);
     }
 
+    @Get('_switch')
+    switchTo(@Query('to') to: unknown, @Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
+      return this.pages.switchTo(typeof to === 'string' ? to : undefined, req, res);
+    }
+
     @Get('_redis')
     redis(@Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
       return this.pages.redis(req, res);

@@ -180,15 +180,24 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         await http.get('/queues/default/nope').set('x-user', 'ada').expect(404);
       });
 
-      it('switches queues from a queue page: a labelled select of every queue, the current one selected', async () => {
+      it('switches queues from a queue page without JavaScript: a plain GET form, answered with a redirect', async () => {
         const res = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
         const form = /<form class="switcher"[\s\S]*?<\/form>/.exec(res.text)![0];
+        expect(form).toContain('<form class="switcher" method="get" action="/queues/_switch">');
         expect(form).toContain('<label for="queue-switch">Queue</label>');
-        expect([...form.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => [m[1], m[3], Boolean(m[2])])).toEqual([
-          ['/queues/default/billing', 'billing', false],
-          ['/queues/default/mail', 'mail', true],
+        expect([...form.matchAll(/<option value="([^"]+)" data-href="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => [m[1], m[2], m[4], Boolean(m[3])])).toEqual([
+          ['default/billing', '/queues/default/billing', 'billing', false],
+          ['default/mail', '/queues/default/mail', 'mail', true],
         ]);
         expect(form).toContain('<button type="submit">Go</button>');
+        // What a browser without scripts sends on Go: the form's GET, then the redirect to the queue's page.
+        const go = await http.get('/queues/_switch?to=default%2Fbilling').set('x-user', 'ada').expect(303);
+        expect(go.headers.location).toBe('/queues/default/billing');
+        // Only a queue of this dashboard: never a redirect elsewhere; and behind the guard like every page.
+        const unknown = await http.get('/queues/_switch?to=https%3A%2F%2Fevil.example').set('x-user', 'ada').expect(404);
+        expect(unknown.headers.location).toBeUndefined();
+        expect(unknown.text).toContain('no queue &quot;https://evil.example&quot; on this dashboard');
+        await http.get('/queues/_switch?to=default%2Fbilling').expect(403);
       });
 
       it('renders job data escaped', async () => {

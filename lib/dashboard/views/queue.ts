@@ -35,11 +35,14 @@ export interface QueuePageModel {
   readonly queues: readonly { readonly label: string; readonly href: string; readonly connection: string; readonly queue: string }[];
 }
 
-/** A select of every queue and a Go button (the script navigates on submit; keyboard: Tab, arrows, Enter). */
+/**
+ * A select of every queue and a Go button: a plain GET form to `_switch`, which redirects to the queue's page, so
+ * it works without JavaScript (keyboard: Tab, arrows, Enter). The script only saves the redirect's round trip.
+ */
 function switcher(m: QueuePageModel): SafeHtml {
   if (m.queues.length < 2) return html``;
-  return html`<form class="switcher" data-switch="1"><label for="queue-switch">Queue</label> <select id="queue-switch" name="to">${m.queues.map(
-    (q) => html`<option value="${q.href}"${q.queue === m.queue && q.connection === m.connection ? html` selected` : ''}>${q.label}</option>`,
+  return html`<form class="switcher" method="get" action="${m.base === '/' ? '' : m.base}/_switch"><label for="queue-switch">Queue</label> <select id="queue-switch" name="to">${m.queues.map(
+    (q) => html`<option value="${q.connection}/${q.queue}" data-href="${q.href}"${q.queue === m.queue && q.connection === m.connection ? html` selected` : ''}>${q.label}</option>`,
   )}</select> <button type="submit">Go</button></form>`;
 }
 
