@@ -121,6 +121,7 @@ ${figure('Failed attempts /h', count(h.failed), `${count(h.retried)} retried, ${
 ${figure('Stalled /h', count(h.stalled), 'leases that expired and were reaped')}
 ${figure('Handler p50 / p99', h.duration ? `${ms(h.duration.p50Ms)} / ${ms(h.duration.p99Ms)}` : '–', h.duration ? `${count(h.duration.count)} measured, within a factor of 2` : 'no measured job')}
 </div>
+<div class="mcharts">
 ${minuteChart('Throughput per minute', x.minutes, [{ label: 'completed', cls: 'ok', values: pick((mm) => mm.completed) }, { label: 'failed attempts', cls: 'bad', values: pick((mm) => mm.failed) }], 'bars', perMin)}
 ${minuteChart('Handler duration per minute', x.minutes, [
   { label: 'p50', cls: 'p50', values: pick((mm) => mm.duration?.p50Ms ?? null) },
@@ -128,7 +129,8 @@ ${minuteChart('Handler duration per minute', x.minutes, [
   { label: 'p99', cls: 'p99', values: pick((mm) => mm.duration?.p99Ms ?? null) },
 ], 'lines', ms)}
 ${minuteChart('Oldest waiting age per minute', x.minutes, [{ label: 'oldest waiting job\'s age', cls: 'age', values: pick((mm) => mm.oldestWaitingMs) }], 'lines', ms, timeScale, SAMPLED)}
-${minuteChart('Delayed lag per minute', x.minutes, [{ label: 'earliest due delayed job, past its run-at', cls: 'lag', values: pick((mm) => mm.delayedLagMs) }], 'lines', ms, timeScale, SAMPLED)}`;
+${minuteChart('Delayed lag per minute', x.minutes, [{ label: 'earliest due delayed job, past its run-at', cls: 'lag', values: pick((mm) => mm.delayedLagMs) }], 'lines', ms, timeScale, SAMPLED)}
+</div>`;
 }
 
 /** What the two gauge charts show, and why a minute may have no point. */
