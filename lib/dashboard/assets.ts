@@ -55,7 +55,7 @@ ul.tree li{padding:2px 0}ul.tree li.current>strong{background:#fff1d6;padding:0 
 code.result{font:12px ui-monospace,Menlo,Consolas,monospace;color:var(--fg)}progress{vertical-align:middle;width:80px}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:10px;margin:8px 0 16px}
 .figure{display:flex;flex-direction:column;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px}.figure b{font-size:20px;margin:2px 0}
-.mcharts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 16px;max-width:1400px}figure.mchart{margin:0 0 18px;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px;max-width:680px}
+th.sortable a.sort{font-weight:400;text-transform:none;margin-left:6px}th.sortable a.sort.on{font-weight:700;text-decoration:underline}.sortnote{margin:4px 0 0}.mcharts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 16px;max-width:1400px}figure.mchart{margin:0 0 18px;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px;max-width:680px}
 figure.mchart figcaption{font-weight:600;margin-bottom:6px}figure.mchart svg{max-width:100%;height:auto}
 .mchart text{font-size:11px;fill:var(--muted)}.mchart .grid{stroke:var(--line)}.mchart .axis{stroke:#9aa3b2}
 .mchart rect.ok{fill:#34a66a}.mchart rect.bad{fill:#e05252}.mchart .line{fill:none;stroke-width:1.6}

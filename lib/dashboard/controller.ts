@@ -77,7 +77,7 @@ export function dashboardController(path: string): Type<unknown> {
 /** Only single string values of the known query fields (a repeated parameter arrives as an array). */
 function pickQuery(q: Record<string, unknown>): QueueQuery & { id?: string } {
   const out: Record<string, string> = {};
-  for (const key of ['state', 'name', 'error', 'cursor', 'offset', 'id']) {
+  for (const key of ['state', 'name', 'error', 'cursor', 'offset', 'id', 'sort']) {
     const v = q[key];
     if (typeof v === 'string' && v.length > 0 && v.length <= 1024) out[key] = v;
   }

@@ -252,6 +252,49 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         expect(missing.text).toContain('No job with id &quot;nope&quot; in billing.');
       });
 
+      it('sorts by the When column both ways with plain links, pages keep the order, a filter says why it cannot sort', async () => {
+        const tax = app.get<Queue>(getQueueToken('billing'));
+        const ids = (html: string): string[] => [...html.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]!);
+        const link = (html: string, label: string): string => new RegExp(`<a (?:class="[^"]*" )?href="([^"]+)"[^>]*>${label}</a>`).exec(html)![1]!.replace(/&amp;/g, '&');
+        // Delayed jobs, due one after the other: the index is by run-at.
+        const added: Awaited<ReturnType<Queue['add']>>[] = [];
+        for (let i = 0; i < 30; i++) added.push(await tax.add('sorting', { i }, { delay: 3_600_000 + i * 1000 }));
+        const due = added.map((j) => j.id);
+        const mine = (list: string[]): string[] => list.filter((id) => due.includes(id));
+        const first = await http.get('/queues/default/billing?state=delayed').set('x-user', 'ada').expect(200);
+        expect(first.text).toMatch(/<th class="sortable">When <a class="sort on" href="[^"]+" aria-current="true">↑ due soonest first<\/a> <a class="sort" href="[^"]+">↓ due last first<\/a><\/th>/);
+        expect(first.text).toContain('Only the When column sorts: delayed jobs are kept in that order');
+        const soonest = mine(ids(first.text));
+        expect(soonest).toEqual(due.slice(0, soonest.length));
+        // The other way: a plain GET link (no script), the page after it keeps the order.
+        const latestHref = link(first.text, '↓ due last first');
+        expect(latestHref).toBe('/queues/default/billing?state=delayed&sort=desc');
+        const latest = await http.get(latestHref).set('x-user', 'ada').expect(200);
+        expect(mine(ids(latest.text))).toEqual([...due].reverse().slice(0, 25));
+        expect(latest.text).toContain('aria-current="true">↓ due last first</a>');
+        const next = /<a href="([^"]+)">next →<\/a>/.exec(latest.text)![1]!.replace(/&amp;/g, '&');
+        expect(next).toContain('sort=desc');
+        const page2 = await http.get(next).set('x-user', 'ada').expect(200);
+        expect(mine(ids(page2.text))).toEqual([...due].reverse().slice(25));
+        // Dead letters are newest first by default; oldest first walks the same index from its other end.
+        const oldest = await http.get('/queues/default/billing?state=cancelled&sort=asc').set('x-user', 'ada').expect(200);
+        const newest = await http.get('/queues/default/billing?state=cancelled').set('x-user', 'ada').expect(200);
+        expect(ids(oldest.text)).toHaveLength(Math.min(25, ids(newest.text).length));
+        const finished = async (list: string[]): Promise<number[]> => Promise.all(list.map(async (id) => (await tax.getJob(id))!.finishedAt!));
+        const up = await finished(ids(oldest.text));
+        const down = await finished(ids(newest.text));
+        expect(up).toEqual([...up].sort((a, b) => a - b));
+        expect(down).toEqual([...down].sort((a, b) => b - a));
+        expect(up[0]).toBeLessThanOrEqual(down[down.length - 1]!);
+        expect(oldest.text).toContain('Sorted by finished at, oldest first.');
+        // A filter scans one way: no sort links, the reason said.
+        const filtered = await http.get('/queues/default/billing?state=delayed&name=sorting&sort=desc').set('x-user', 'ada').expect(200);
+        expect(filtered.text).not.toContain('class="sort');
+        expect(filtered.text).toContain('Filtered: due soonest first only');
+        expect(mine(ids(filtered.text))).toEqual(due.slice(0, 25));
+        for (const job of added) await tax.cancel(job.id);
+      });
+
       it('pauses and resumes the queue and a job name', async () => {
         const page = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
         const { cookie, token } = csrfOf(page);
