@@ -84,10 +84,11 @@ describe('spool schedulers / metrics / workers', () => {
 
   it('metrics: the oldest waiting and delayed lag samples per minute, in the table and in --json', async () => {
     const slow = new Queue('slow', { store });
-    const addedAt = Date.now();
     await slow.add('waits', {});
     await slow.add('later', {}, { delay: 5 });
-    await waitFor(() => Date.now() > addedAt + 30, { message: 'the delayed job due (no worker promotes it)' });
+    // Both run-at times are at most `stored` (+5 ms for the delayed job): the ages are bounded from it.
+    const stored = Date.now();
+    await waitFor(() => Date.now() > stored + 30, { message: 'the delayed job due (no worker promotes it)' });
     // What a worker's heartbeat does once a minute.
     await store.sampleGauges('slow');
     const json = JSON.parse((await runCli(['metrics', 'slow', '--json'], env)).stdout) as { minutes: { at: number; oldestWaitingMs: number | null; delayedLagMs: number | null }[] };
