@@ -225,6 +225,10 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     return (await this.call('release', [queue, lease.id, lease.token])) as S.ReleaseOutcome;
   }
 
+  async sampleGauges(queue: string): Promise<boolean> {
+    return (await this.call('sample_gauges', [queue])) === true;
+  }
+
   async promote(queue: string, limit: number): Promise<S.PromoteOutcome> {
     const r = objectOf('promote', await this.call('promote', [queue, limit]));
     const refill = Array.isArray(r.refill) ? r.refill.map(String) : [];
