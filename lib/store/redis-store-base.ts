@@ -6,7 +6,8 @@ import type { NotifyAdapter, Unsubscribe } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { noteCarrier } from './announced.js';
-import { channels, keyCache, pushChannel, type Channels, type QueueKeys } from './keys.js';
+import { channels, keyCache, pushList, type Channels, type QueueKeys } from './keys.js';
+import { PushReceiver } from './push-receiver.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import { grantRedisAccess } from './redis-access.js';
 import { RedisFlows } from './redis-flows.js';
@@ -108,14 +109,16 @@ export class RedisStoreBase implements AsyncDisposable {
   }
 
   /**
-   * Jobs an add leased straight to this idle worker (lua/includes/push), on
-   * its push channel (pushChannel) of the store's own pub/sub
-   * connection; undefined when wake-ups travel another way (a notify adapter
-   * passed in, e.g. NATS): the worker claims instead.
+   * Jobs an add leased straight to this idle worker (lua/includes/push), from
+   * its push list (pushList), popped on a connection of its own
+   * (PushReceiver); undefined when wake-ups travel another way (a notify
+   * adapter passed in, e.g. NATS): the worker claims instead. Unsubscribing
+   * takes what the list still holds first (call it after stopPushes).
    */
   async onPushed(queue: string, workerId: string, listener: (jobs: JobRecord[]) => void): Promise<Unsubscribe | undefined> {
     if (!this.ownsNotify || !(this.notify instanceof RedisNotify)) return undefined;
-    return this.notify.onChannel(pushChannel(this.channels, workerId), (message) => {
+    const key = pushList(this.keysOf(queue), workerId);
+    const receiver = new PushReceiver(this.call('onPushed').duplicate(), key, (args) => this.call('onPushed').sendCommand(args), (message) => {
       let jobs: JobRecord[];
       try {
         jobs = decodeClaimed('push', list('push', JSON.parse(message) as RawReply));
@@ -126,6 +129,7 @@ export class RedisStoreBase implements AsyncDisposable {
       }
       listener(jobs);
     });
+    return () => receiver.stop();
   }
 
   /** The worker takes no more pushes: drops its name (push-off.lua) before it stops listening. */

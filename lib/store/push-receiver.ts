@@ -1,0 +1,90 @@
+import type { RedisClientLike } from './redis-client.js';
+
+/** Appended by stop() behind any push: the loop takes everything before it, then ends. No push is empty (each is a JSON array). */
+const STOP = '';
+/** How long stop() waits for the loop to reach its marker (the connection may be down) before it gives up on what is left. */
+const STOP_WAIT_MS = 2000;
+
+/**
+ * The worker's end of includes/push: a connection of its own blocked in
+ * BLPOP on the worker's push list, handing each message to `take`.
+ *
+ * Why a blocking pop and not a channel: Redis serves a client blocked on a
+ * key right after the script that wrote it, before the script's own reply,
+ * so an idle worker reads its job before the producer reads the add's reply
+ * (in a process running both, the pushed job's start no longer waits for
+ * the add's reply to be decoded and resolved); and a push made while this
+ * connection is down stays in the list until it is back, where a published
+ * message would be gone.
+ */
+export class PushReceiver {
+  private stopped = false;
+  private destroyed = false;
+  private readonly loop: Promise<void>;
+  private retryMs = 0;
+
+  constructor(
+    private readonly client: RedisClientLike,
+    /** The worker's push list (keys.pushList). */
+    private readonly key: string,
+    /** Runs the push-list commands that are not the blocking pop (the marker of stop()) on the store's command connection. */
+    private readonly command: (args: readonly string[]) => Promise<unknown>,
+    private readonly take: (message: string) => void,
+  ) {
+    // Connection errors surface as rejected pops; the loop retries them.
+    client.on('error', () => undefined);
+    // Named, so an operator (or a test) can tell this connection in CLIENT LIST.
+    client.on('ready', () => {
+      client.sendCommand(['CLIENT', 'SETNAME', `spool-push:${key.replace(/[^\w:{}.-]/g, '_')}`]).catch(() => undefined);
+    });
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.destroyed) {
+      let reply: unknown;
+      try {
+        if (!this.client.isOpen) await this.client.connect();
+        reply = await this.client.sendCommand(['BLPOP', this.key, '0']);
+        this.retryMs = 0;
+      } catch {
+        if (this.destroyed) return;
+        // Down (node-redis reconnects on its own): pushes wait in the list meanwhile.
+        this.retryMs = Math.min(Math.max(this.retryMs * 2, 25), 1000);
+        await new Promise((resolve) => setTimeout(resolve, this.retryMs));
+        continue;
+      }
+      const message = messageOf(reply);
+      if (message === STOP && this.stopped) return;
+      if (message !== undefined) this.take(message);
+    }
+  }
+
+  /**
+   * Takes what is already in the list, then closes the connection. Call it
+   * after the worker's name was dropped (push-off), so no add appends after
+   * the marker: every push made before that is handed to `take`.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await this.command(['RPUSH', this.key, STOP]);
+      await Promise.race([this.loop, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    } catch {
+      // Redis unreachable: what is left is leased, and comes back when the leases expire.
+    } finally {
+      clearTimeout(timer);
+      this.destroyed = true;
+      this.client.destroy();
+      await this.loop;
+    }
+  }
+}
+
+/** BLPOP's [key, value] (RESP2 array, or a RESP3 map/array): the value, as a string. */
+function messageOf(reply: unknown): string | undefined {
+  if (Array.isArray(reply)) return reply[1] === undefined || reply[1] === null ? undefined : String(reply[1]);
+  return undefined;
+}
