@@ -1,3 +1,4 @@
+import { ErrorReply } from 'redis';
 import type { RedisClientLike } from './redis-client.js';
 
 /** Appended by stop() behind any push: the loop takes everything before it, then ends. No push is empty (each is a JSON array). */
@@ -23,7 +24,7 @@ export class PushReceiver {
   private readonly loop: Promise<void>;
   private retryMs = 0;
 
-  constructor(
+  private constructor(
     private readonly client: RedisClientLike,
     /** The worker's push list (keys.pushList). */
     private readonly key: string,
@@ -31,20 +32,47 @@ export class PushReceiver {
     private readonly command: (args: readonly string[]) => Promise<unknown>,
     private readonly take: (message: string) => void,
   ) {
+    this.loop = this.run();
+  }
+
+  /**
+   * Connects and pops once without waiting (what is there already is
+   * taken), then starts the loop. undefined when the connection may not
+   * BLPOP (an ACL line from before pushes used it: the worker claims
+   * instead); `denied` is told why.
+   */
+  static async open(
+    client: RedisClientLike,
+    key: string,
+    command: (args: readonly string[]) => Promise<unknown>,
+    take: (message: string) => void,
+    denied: (err: unknown) => void,
+  ): Promise<PushReceiver | undefined> {
     // Connection errors surface as rejected pops; the loop retries them.
     client.on('error', () => undefined);
     // Named, so an operator (or a test) can tell this connection in CLIENT LIST.
     client.on('ready', () => {
       client.sendCommand(['CLIENT', 'SETNAME', `spool-push:${key.replace(/[^\w:{}.-]/g, '_')}`]).catch(() => undefined);
     });
-    this.loop = this.run();
+    try {
+      await client.connect();
+      const first = messageOf(await client.sendCommand(['BLPOP', key, '0.001']));
+      if (first !== undefined && first !== STOP) take(first);
+    } catch (err) {
+      client.destroy();
+      if (err instanceof ErrorReply && /^NOPERM/.test(err.message)) {
+        denied(err);
+        return undefined;
+      }
+      throw err;
+    }
+    return new PushReceiver(client, key, command, take);
   }
 
   private async run(): Promise<void> {
     while (!this.destroyed) {
       let reply: unknown;
       try {
-        if (!this.client.isOpen) await this.client.connect();
         reply = await this.client.sendCommand(['BLPOP', this.key, '0']);
         this.retryMs = 0;
       } catch {
@@ -83,7 +111,7 @@ export class PushReceiver {
   }
 }
 
-/** BLPOP's [key, value] (RESP2 array, or a RESP3 map/array): the value, as a string. */
+/** BLPOP's [key, value] (or null when it timed out): the value, as a string. */
 function messageOf(reply: unknown): string | undefined {
   if (Array.isArray(reply)) return reply[1] === undefined || reply[1] === null ? undefined : String(reply[1]);
   return undefined;

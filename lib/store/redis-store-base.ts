@@ -118,7 +118,7 @@ export class RedisStoreBase implements AsyncDisposable {
   async onPushed(queue: string, workerId: string, listener: (jobs: JobRecord[]) => void): Promise<Unsubscribe | undefined> {
     if (!this.ownsNotify || !(this.notify instanceof RedisNotify)) return undefined;
     const key = pushList(this.keysOf(queue), workerId);
-    const receiver = new PushReceiver(this.call('onPushed').duplicate(), key, (args) => this.call('onPushed').sendCommand(args), (message) => {
+    const take = (message: string): void => {
       let jobs: JobRecord[];
       try {
         jobs = decodeClaimed('push', list('push', JSON.parse(message) as RawReply));
@@ -128,7 +128,10 @@ export class RedisStoreBase implements AsyncDisposable {
         return;
       }
       listener(jobs);
-    });
+    };
+    const denied = (err: unknown): void => this.logger.warn(`worker ${workerId} of queue "${queue}" may not BLPOP its push list (add +blpop to its ACL user): it claims its jobs instead: ${err instanceof Error ? err.message : String(err)}`);
+    const receiver = await PushReceiver.open(this.call('onPushed').duplicate(), key, (args) => this.call('onPushed').sendCommand(args), take, denied);
+    if (!receiver) return undefined;
     return () => receiver.stop();
   }
 

@@ -36,11 +36,12 @@ local function spool_push_register(Q, workerId, lockMs, slots)
   redis.call('SET', spool_push_key(Q), workerId .. '|' .. lockMs .. '|' .. slots, 'PX', lockMs)
 end
 
--- Appends one push message to the worker's list; the list lives as long as the lease it carries.
+-- Appends one push message to the worker's list; the list lives as long as the lease it carries
+-- (EXPIRE in whole seconds, rounded up: the ACL line of docs/operations/connections grants expire).
 local function spool_push_send(Q, workerId, lockMs, message)
   local key = Q.idle .. ':pushed:' .. workerId
   redis.call('RPUSH', key, message)
-  redis.call('PEXPIRE', key, lockMs)
+  redis.call('EXPIRE', key, math.ceil(tonumber(lockMs) / 1000))
 end
 
 -- The worker is not idle (any more): drops the name if it is this worker's. Returns 1 when dropped.
