@@ -22,29 +22,72 @@ function fieldsOf(raw: unknown): Record<string, string> {
   return out;
 }
 
+/** A read's view: the rows after the cursor and the snapshot they were read under. */
+interface Observation {
+  /** The highest seq of the queue's rows this snapshot saw. */
+  readonly upTo: number;
+  /** The snapshot's xmax: every transaction that had drawn a seq up to upTo has an xid below it. */
+  readonly xmax: bigint;
+}
+
 /**
- * Reads one queue's event rows. A read with nothing new polls every 100 ms
- * until `blockMs` passes (the pool serves the queries: no connection is held
- * between polls); close() ends a pending read at its next poll.
+ * Reads one queue's event rows, in seq order, and only rows whose place in
+ * that order is final. seq is drawn when a row is inserted, but transactions
+ * commit in any order: a reader that went past seq 105 while seq 104 was
+ * still uncommitted would never see 104. So each read also notes the
+ * snapshot's xmax: every row with a seq up to the highest one it saw was
+ * written by a transaction whose xid is below that xmax (emit() takes its
+ * xid before drawing the seq, and the sequence only grows). Once a later
+ * snapshot's xmin has passed it, all those transactions have ended, and the
+ * rows up to that seq are delivered. With no other transaction running
+ * (xmin = xmax), rows go out on the read that sees them; otherwise on the
+ * next one, a few ms later. A transaction left open for long holds the
+ * queue's events back as long (set idle_in_transaction_session_timeout).
+ * A read with nothing new polls every 100 ms until `blockMs` passes (the
+ * pool serves the queries: no connection is held between polls); close()
+ * ends a pending read at its next poll.
  */
 export class PostgresEventReader implements EventReader {
   private closed = false;
+  /** Reads whose rows are not known final yet, oldest first. */
+  private observations: Observation[] = [];
 
   constructor(private readonly db: () => Queryable, private readonly schema: string, private readonly queue: string) {}
 
   async read(after: string, count: number, blockMs: number): Promise<StoredEvent[]> {
     const until = Date.now() + blockMs;
+    const cursor = seqOf(after);
     for (;;) {
-      const { rows } = await this.db().query(`SELECT seq, ms, fields FROM ${this.schema}.events WHERE queue = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
-        this.queue,
-        seqOf(after),
-        count,
-      ]);
-      if (rows.length > 0 || this.closed || Date.now() >= until) {
-        return rows.map((r) => ({ id: eventId(r.ms, r.seq), fields: fieldsOf(r.fields) }));
+      const { rows: [view] } = await this.db().query(
+        `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
+                coalesce((SELECT json_agg(e ORDER BY e.seq) FROM (SELECT seq, ms, fields FROM ${this.schema}.events
+                           WHERE queue = $1 AND seq > $2 ORDER BY seq LIMIT $3) e), '[]') AS rows`,
+        [this.queue, cursor, count],
+      );
+      const rows = (view?.rows ?? []) as { seq: number | string; ms: number | string; fields: unknown }[];
+      const settled = this.settle(BigInt(String(view?.xmin ?? 0)), BigInt(String(view?.xmax ?? 0)), rows.length > 0 ? Number(rows[rows.length - 1]!.seq) : undefined);
+      const ready = rows.filter((r) => Number(r.seq) <= settled);
+      if (ready.length > 0 || this.closed || Date.now() >= until) {
+        return ready.map((r) => ({ id: eventId(r.ms, r.seq), fields: fieldsOf(r.fields) }));
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(1, until - Date.now()))).unref?.());
+      // Rows seen but not final yet: their writers end within ms, so look again soon.
+      const pause = rows.length > 0 ? 5 : 100;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(1, until - Date.now()))).unref?.());
     }
+  }
+
+  /** The highest seq whose rows are final, given this read's snapshot; notes the read for the next ones. */
+  private settle(xmin: bigint, xmax: bigint, upTo: number | undefined): number {
+    // No transaction was running: every row the snapshot saw is final.
+    if (xmin === xmax) {
+      this.observations = [];
+      return upTo ?? -1;
+    }
+    let settled = -1;
+    while (this.observations.length > 0 && this.observations[0]!.xmax <= xmin) settled = this.observations.shift()!.upTo;
+    const last = this.observations[this.observations.length - 1];
+    if (upTo !== undefined && upTo > settled && (last === undefined || upTo > last.upTo)) this.observations.push({ upTo, xmax });
+    return settled;
   }
 
   async info(): Promise<StreamInfo | null> {

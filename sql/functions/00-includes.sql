@@ -43,6 +43,9 @@ DECLARE
 BEGIN
   SELECT ev INTO len FROM @schema@.queues WHERE name = p_queue;
   IF len = 0 THEN RETURN; END IF;
+  -- The xid before the seq: a reader that saw seq s knows every lower seq was drawn by a transaction with a lower
+  -- xid than its snapshot's xmax (lib/postgres/postgres-events.ts), so it can tell when they have all ended.
+  PERFORM pg_current_xact_id();
   INSERT INTO @schema@.events (queue, ms, fields) VALUES (p_queue, @schema@.now_ms(), jsonb_build_object('event', p_event) || p_fields)
   RETURNING seq INTO s;
   -- About every 16th event, as XADD MAXLEN ~ trims whole nodes: the stream keeps about len events, and the trim
