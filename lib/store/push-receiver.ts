@@ -5,6 +5,8 @@ import type { RedisClientLike } from './redis-client.js';
 const STOP = '';
 /** How long stop() waits for the loop to reach its marker (the connection may be down) before it gives up on what is left. */
 const STOP_WAIT_MS = 2000;
+/** The list's expiry once the marker is in it (a push list lives as long as its lease; the marker's has none). */
+const STOP_TTL_S = 60;
 
 /**
  * The worker's end of includes/push: a connection of its own blocked in
@@ -99,6 +101,8 @@ export class PushReceiver {
     let timer: NodeJS.Timeout | undefined;
     try {
       await this.command(['RPUSH', this.key, STOP]);
+      // A list the marker made (nothing was pushed, or the pushes expired) must not outlive a loop that never pops it.
+      await this.command(['EXPIRE', this.key, String(STOP_TTL_S)]);
       await Promise.race([this.loop, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
     } catch {
       // Redis unreachable: what is left is leased, and comes back when the leases expire.

@@ -203,6 +203,22 @@ describe('pushes to an idle worker', () => {
     expect(await queue.verify()).toEqual([]);
   });
 
+  it('a closed worker leaves neither its push list nor its push connection behind', async () => {
+    const queue = new Queue('tidy', { store });
+    const worker = idleWorker('tidy', () => 'ok', { lockDuration: 20_000 });
+    await worker.run();
+    await waitFor(async () => (await named('tidy')) !== null, { message: 'the worker named' });
+    const job = await queue.add('x', 1);
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { message: 'the pushed job done' });
+    const admin = commandOf(store);
+    const list = pushList(keysOf(store, 'tidy'), worker.id);
+    expect(String(await admin.sendCommand(['CLIENT', 'LIST']))).toContain(`name=spool-push:${list} `);
+    await worker.close();
+    workers.splice(workers.indexOf(worker), 1);
+    expect(await admin.sendCommand(['EXISTS', list])).toBe(0);
+    await waitFor(async () => !String(await admin.sendCommand(['CLIENT', 'LIST'])).includes(`name=spool-push:${list} `), { message: 'the push connection closed' });
+  });
+
   it('a worker with name caps is never named (its claims step over capped names)', async () => {
     const queue = new Queue('capped', { store });
     const worker = idleWorker('capped', () => 'ok', { nameConcurrency: { x: 1 } });
