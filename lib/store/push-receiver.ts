@@ -90,13 +90,21 @@ export class PushReceiver {
     }
   }
 
+  /** Closes the connection at once, taking nothing more (the store disconnects under a running worker). */
+  abandon(): void {
+    if (this.destroyed) return;
+    this.stopped = true;
+    this.destroyed = true;
+    this.client.destroy();
+  }
+
   /**
    * Takes what is already in the list, then closes the connection. Call it
    * after the worker's name was dropped (push-off), so no add appends after
    * the marker: every push made before that is handed to `take`.
    */
   async stop(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped) return this.loop;
     this.stopped = true;
     let timer: NodeJS.Timeout | undefined;
     try {

@@ -44,6 +44,8 @@ export class RedisStoreBase implements AsyncDisposable {
     keysOf: (queue) => this.keysOf(queue),
   });
   private readonly ownsNotify: boolean;
+  /** Workers' push receivers, each on a connection of its own: a disconnect closes those still open. */
+  private readonly receivers = new Set<PushReceiver>();
   private readonly connection: CommandConnection;
   private readonly runner: ScriptRunner;
   private readonly channels: Channels;
@@ -132,7 +134,11 @@ export class RedisStoreBase implements AsyncDisposable {
     const denied = (err: unknown): void => this.logger.warn(`worker ${workerId} of queue "${queue}" may not BLPOP its push list (add +blpop to its ACL user): it claims its jobs instead: ${err instanceof Error ? err.message : String(err)}`);
     const receiver = await PushReceiver.open(this.call('onPushed').duplicate(), key, (args) => this.call('onPushed').sendCommand(args), take, denied);
     if (!receiver) return undefined;
-    return () => receiver.stop();
+    this.receivers.add(receiver);
+    return async () => {
+      this.receivers.delete(receiver);
+      await receiver.stop();
+    };
   }
 
   /** The worker takes no more pushes: drops its name (push-off.lua) before it stops listening. */
@@ -145,6 +151,9 @@ export class RedisStoreBase implements AsyncDisposable {
     if (this.connection.closed) return;
     this.outage.close();
     await this.connection.stop();
+    // A worker still running when its store disconnects: its pushes come back when their leases expire.
+    for (const receiver of this.receivers) receiver.abandon();
+    this.receivers.clear();
     if (this.ownsNotify) await this.notify.close();
     await this.connection.close();
   }

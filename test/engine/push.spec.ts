@@ -219,6 +219,20 @@ describe('pushes to an idle worker', () => {
     await waitFor(async () => !String(await admin.sendCommand(['CLIENT', 'LIST'])).includes(`name=spool-push:${list} `), { message: 'the push connection closed' });
   });
 
+  it('a store that disconnects under a running worker closes that worker\'s push connection', async () => {
+    const own = new RedisStore({ url: server.url }, { prefix: store.prefix, logger: silentLogger });
+    await own.connect();
+    const worker = new Worker<unknown, unknown>('orphan', async () => 'ok', { store: own, pollInterval: 600_000, logger: silentLogger });
+    await worker.run();
+    await waitFor(async () => (await named('orphan')) !== null, { message: 'the worker named' });
+    const admin = commandOf(store);
+    const name = `name=spool-push:${pushList(keysOf(store, 'orphan'), worker.id)} `;
+    expect(String(await admin.sendCommand(['CLIENT', 'LIST']))).toContain(name);
+    await own.disconnect();
+    await waitFor(async () => !String(await admin.sendCommand(['CLIENT', 'LIST'])).includes(name), { message: 'the push connection closed' });
+    await worker.close().catch(() => undefined);
+  });
+
   it('a worker with name caps is never named (its claims step over capped names)', async () => {
     const queue = new Queue('capped', { store });
     const worker = idleWorker('capped', () => 'ok', { nameConcurrency: { x: 1 } });
