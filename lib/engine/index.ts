@@ -99,6 +99,7 @@ export {
   TransactionalEnqueueUnsupportedError,
 } from './errors.js';
 export type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
+export type { TransactionHandle, TypeOrmEntityManagerLike, TypeOrmQueryRunnerLike, PrismaTransactionLike } from '../store/transaction-handles.js';
 
 // Store
 export { RedisStore } from '../store/redis-store.js';

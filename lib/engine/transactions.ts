@@ -1,12 +1,14 @@
-import { checkOptions, describe } from '../common/validation.js';
+import { checkOptions } from '../common/validation.js';
 import type { Store } from '../store/store.js';
 import type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
-import { InvalidArgumentError, TransactionalEnqueueUnsupportedError } from './errors.js';
+import { transactionClientOf } from '../store/transaction-handles.js';
+import { TransactionalEnqueueUnsupportedError } from './errors.js';
 
 /**
  * The caller's transaction client of an add, checked: undefined without
- * `{ tx }`; refused when it is no client, or when the store cannot write in
- * it (`needs`: the Store method the call will use).
+ * `{ tx }`, as the client the store writes with; refused when it is no open
+ * transaction, or when the store cannot write in it (`needs`: the Store
+ * method the call will use).
  */
 export function transactionOf(
   options: EnqueueOptions | undefined,
@@ -19,13 +21,8 @@ export function transactionOf(
   checkOptions<EnqueueOptions>(options, ['tx'], field);
   const tx: unknown = options.tx;
   if (tx === undefined) return undefined;
-  if (!isClient(tx)) {
-    throw new InvalidArgumentError(`${field}.tx`, `must be a node-postgres client inside your open transaction, got ${describe(tx)}`, 'pass the client you called BEGIN on');
-  }
+  // node-postgres, TypeORM and Prisma handles all become one `query(text, values)` client (lib/store/transaction-handles.ts).
+  const client = transactionClientOf(tx, `${field}.tx`);
   if (typeof store[needs] !== 'function') throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue);
-  return tx;
-}
-
-function isClient(tx: unknown): tx is TransactionClient {
-  return typeof tx === 'object' && tx !== null && typeof (tx as { query?: unknown }).query === 'function';
+  return client;
 }

@@ -76,7 +76,9 @@ export class Outbox implements OutboxWriter {
 
   /**
    * The jobs as outbox rows, in one statement with the caller's `tx`, and a
-   * NOTIFY that wakes the relay once the transaction commits. Every job is
+   * NOTIFY that wakes the relay once the transaction commits (selected in
+   * FROM, not as a column: a `void` column is one Prisma's raw queries cannot
+   * read, and `tx` may be a Prisma client). Every job is
    * reported created: maxWaiting and dedup keys apply when the relay adds it.
    */
   async write(queue: string, jobs: readonly NewJob[], tx: TransactionClient): Promise<AddBatchOutcome> {
@@ -86,7 +88,7 @@ export class Outbox implements OutboxWriter {
          SELECT $1, x->>'id', x, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
            FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(x, n) ORDER BY n
          RETURNING created_ms)
-       SELECT max(created_ms) AS now, pg_notify($3, '') AS woke FROM ins`,
+       SELECT max(created_ms) AS now FROM ins, (SELECT pg_notify($3, '')) AS woke`,
       [queue, JSON.stringify(jobs), this.channel],
     );
     const now = Number(rows[0]?.now ?? Date.now());

@@ -1,4 +1,5 @@
 import type { AddBatchOutcome, NewJob } from './add-records.js';
+import type { TransactionHandle } from './transaction-handles.js';
 
 /**
  * The caller's database client inside its own open transaction (node-postgres:
@@ -13,12 +14,15 @@ export interface TransactionClient {
 /** The call options of add / addBulk / FlowProducer.add: `tx` writes in the caller's transaction. */
 export interface EnqueueOptions {
   /**
-   * The caller's node-postgres client inside its open transaction: the jobs
-   * are written in that transaction (invisible to workers until it commits,
-   * gone if it rolls back; workers are woken on commit). Needs a store that
-   * writes to that database (PostgresStore on the same database).
+   * The caller's open transaction: a node-postgres client after BEGIN, a
+   * TypeORM EntityManager of `dataSource.transaction()` or QueryRunner after
+   * `startTransaction()`, or Prisma's interactive `$transaction` client. The
+   * jobs are written in that transaction (invisible to workers until it
+   * commits, gone if it rolls back; workers are woken on commit). Needs a
+   * store that writes to that database: PostgresStore on the same database,
+   * or a RedisStore with an `outbox` there.
    */
-  readonly tx?: TransactionClient;
+  readonly tx?: TransactionHandle;
 }
 
 /**

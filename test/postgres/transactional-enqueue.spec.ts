@@ -141,6 +141,6 @@ describe('transactional enqueue (PostgresStore, { tx })', () => {
       await expect(new FlowProducer({ store: redis }).add({ name: 'p', queueName: 'emails' }, { tx })).rejects.toThrow(TransactionalEnqueueUnsupportedError);
     });
     expect((await queue.getCounts()).waiting).toBe(0);
-    await expect(new Queue('emails', { store }).add('confirm', {}, { tx: { nope: true } as never })).rejects.toThrow(/options\.tx must be a node-postgres client/);
+    await expect(new Queue('emails', { store }).add('confirm', {}, { tx: { nope: true } as never })).rejects.toThrow(/options\.tx must be your open transaction, got an object with key nope: pass a node-postgres client after BEGIN/);
   });
 });
