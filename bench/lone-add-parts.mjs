@@ -104,7 +104,8 @@ redis.call('ZADD', KEYS[3], now + 30000, id)
 local ev = string.sub(KEYS[7], 1, -5) .. 'events'
 redis.call('XADD', ev, 'MAXLEN', '~', 10000, '*', 'event', 'added', 'jobId', id, 'name', ARGV[6], 'state', 'waiting')
 redis.call('XADD', ev, 'MAXLEN', '~', 10000, '*', 'event', 'active', 'jobId', id, 'attempt', '1')
-redis.call('PUBLISH', ARGV[1] .. ':push:w1', cjson.encode({ { 'name', ARGV[6], 'data', ARGV[7], 'id', id, 'token', token } }))
+redis.call('RPUSH', KEYS[9] .. ':pushed:w1', cjson.encode({ { 'name', ARGV[6], 'data', ARGV[7], 'id', id, 'token', token } }))
+redis.call('PEXPIRE', KEYS[9] .. ':pushed:w1', 30000)
 return { now, 0 }
 `;
 

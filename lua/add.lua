@@ -43,8 +43,8 @@
   maxWaitingPerGroup (meta mwg), nothing is written and it returns
     {-1, limit, group ('' for the whole queue)}
   Pushes: new waiting jobs go straight to the idle worker named by its last
-  claim (includes/push): claimed here for it (events active) and published
-  on its channel; the rest wake idle workers. One plain job added while
+  claim (includes/push): claimed here for it (events active) and appended
+  to its push list; the rest wake idle workers. One plain job added while
   nothing waits is written already started (the one-job push,
   includes/push-jobs): the same writes as the claim's, fewer steps.
   Publishes: sched 'w:<queue>' when a worker is idle (wake), 'd:<ms>:<queue>'

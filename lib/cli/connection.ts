@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { RedisConnection } from '../store/connections/options.js';
+import type { RedisConnection, SentinelConnection, UrlConnection } from '../store/connections/options.js';
 import type { TlsSettings } from '../store/connections/tls.js';
 import { CliError } from './errors.js';
 
@@ -29,12 +29,47 @@ export function safeUrl(url: string): string {
   }
 }
 
-function checkUrl(text: string, flag: string): URL {
+/**
+ * The flag and environment names of one side of a command: the target (the
+ * global --url, --sentinel, --tls-*) or the source of `spool import bullmq`
+ * (the same flags with `--from-` in front, environment variables with
+ * `BULLMQ_`), so that messages name the flag the user typed.
+ */
+export interface FlagSide {
+  /** `--url` for the target, `--from-url` for the source. */
+  readonly flag: (name: 'url' | 'sentinel' | 'username' | 'tls-ca' | 'tls-cert' | 'tls-key') => string;
+  readonly urlEnv: string;
+  readonly sentinelEnv: string;
+  /** The master's password with a sentinel (never a flag: flags show in `ps`). */
+  readonly passwordEnv: string;
+  /** The sentinels' own password. */
+  readonly sentinelPasswordEnv: string;
+}
+
+/** Spool's side: the global flags. */
+export const TARGET: FlagSide = {
+  flag: (name) => `--${name}`,
+  urlEnv: 'REDIS_URL',
+  sentinelEnv: 'SPOOL_SENTINEL',
+  passwordEnv: 'REDIS_PASSWORD',
+  sentinelPasswordEnv: 'SPOOL_SENTINEL_PASSWORD',
+};
+
+/** BullMQ's side of `spool import bullmq`: `--from-url`, `--from-sentinel`, `--from-tls-ca`... and BULLMQ_* variables. */
+export const SOURCE: FlagSide = {
+  flag: (name) => `--from-${name}`,
+  urlEnv: 'BULLMQ_URL',
+  sentinelEnv: 'BULLMQ_SENTINEL',
+  passwordEnv: 'BULLMQ_PASSWORD',
+  sentinelPasswordEnv: 'BULLMQ_SENTINEL_PASSWORD',
+};
+
+function checkUrl(text: string, flag: string, env: string): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new CliError(`${flag} "${text}" is not a URL: use redis://[user:password@]host:port[/db] (or set ${flag === '--url' ? 'REDIS_URL' : 'SPOOL_CLUSTER'})`);
+    throw new CliError(`${flag} "${text}" is not a URL: use redis://[user:password@]host:port[/db] (or set ${env})`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new CliError(`${flag} "${safeUrl(text)}" is not a Redis URL: it must start with redis:// or rediss://`);
@@ -51,44 +86,53 @@ function pemFile(path: string | undefined, flag: string): string | undefined {
   }
 }
 
-/** TLS settings from --tls-ca, --tls-cert, --tls-key (SPOOL_TLS_CA, SPOOL_TLS_CERT, SPOOL_TLS_KEY), or undefined when none is given. */
-function tlsOf(flags: ConnectionFlags): TlsSettings | undefined {
-  const ca = pemFile(flags.tlsCa, '--tls-ca');
-  const cert = pemFile(flags.tlsCert, '--tls-cert');
-  const key = pemFile(flags.tlsKey, '--tls-key');
-  if ((cert === undefined) !== (key === undefined)) throw new CliError(`${cert === undefined ? '--tls-cert' : '--tls-key'} is missing: a client certificate needs both --tls-cert and --tls-key`);
+/** TLS settings from the side's --tls-ca, --tls-cert, --tls-key, or undefined when none is given. */
+function tlsOf(flags: ConnectionFlags, side: FlagSide): TlsSettings | undefined {
+  const [caFlag, certFlag, keyFlag] = [side.flag('tls-ca'), side.flag('tls-cert'), side.flag('tls-key')];
+  const ca = pemFile(flags.tlsCa, caFlag);
+  const cert = pemFile(flags.tlsCert, certFlag);
+  const key = pemFile(flags.tlsKey, keyFlag);
+  if ((cert === undefined) !== (key === undefined)) throw new CliError(`${cert === undefined ? certFlag : keyFlag} is missing: a client certificate needs both ${certFlag} and ${keyFlag}`);
   if (ca === undefined && cert === undefined) return undefined;
   return { ...(ca !== undefined && { ca }), ...(cert !== undefined && { cert }), ...(key !== undefined && { key }) };
 }
 
 /** `name@host:port,host:port` as sentinel settings. */
-function sentinelOf(text: string): { name: string; sentinels: { host: string; port: number }[] } {
+function sentinelOf(text: string, side: FlagSide): { name: string; sentinels: { host: string; port: number }[] } {
+  const flag = side.flag('sentinel');
   const at = text.indexOf('@');
-  const usage = 'use --sentinel name@host:port[,host:port...] (or SPOOL_SENTINEL), e.g. mymaster@10.0.0.1:26379,10.0.0.2:26379';
-  if (at < 1) throw new CliError(`--sentinel "${text}" names no master: ${usage}`);
+  const usage = `use ${flag} name@host:port[,host:port...] (or ${side.sentinelEnv}), e.g. mymaster@10.0.0.1:26379,10.0.0.2:26379`;
+  if (at < 1) throw new CliError(`${flag} "${text}" names no master: ${usage}`);
   const sentinels = text.slice(at + 1).split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
     const match = /^(.+):(\d{1,5})$/.exec(s);
     const port = Number(match?.[2]);
-    if (!match || port < 1 || port > 65535) throw new CliError(`--sentinel: "${s}" is not host:port: ${usage}`);
+    if (!match || port < 1 || port > 65535) throw new CliError(`${flag}: "${s}" is not host:port: ${usage}`);
     return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port };
   });
-  if (sentinels.length === 0) throw new CliError(`--sentinel "${text}" names no sentinel: ${usage}`);
+  if (sentinels.length === 0) throw new CliError(`${flag} "${text}" names no sentinel: ${usage}`);
   return { name: text.slice(0, at), sentinels };
 }
 
+/** Where a connection points and the flag that set it, for messages. */
+export interface Described<C> {
+  readonly connection: C;
+  readonly where: string;
+  readonly flag: string;
+}
+
 /**
- * The connection the flags describe, as the store takes it: --url (a
- * rediss:// URL with the --tls-* files), --cluster, or --sentinel with the
- * master's password from REDIS_PASSWORD and the sentinels' from
- * SPOOL_SENTINEL_PASSWORD (never a flag: flags show in `ps`). Also a text
- * naming where it points, for messages.
+ * One Redis (not a cluster) as the flags describe it: --url (a rediss:// URL
+ * with the --tls-* files) or --sentinel with the master's password from
+ * REDIS_PASSWORD and the sentinels' from SPOOL_SENTINEL_PASSWORD (never a
+ * flag: flags show in `ps`). `side` SOURCE reads the same flags of BullMQ's
+ * Redis (`--from-*`, BULLMQ_PASSWORD, BULLMQ_SENTINEL_PASSWORD).
  */
-export function connectionOf(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): { connection: RedisConnection; where: string; flag: string } {
-  const tls = tlsOf(flags);
+export function nodeConnectionOf(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, side: FlagSide = TARGET): Described<UrlConnection | SentinelConnection> {
+  const tls = tlsOf(flags, side);
   if (flags.sentinel !== undefined) {
-    const { name, sentinels } = sentinelOf(flags.sentinel);
-    const password = env.REDIS_PASSWORD || undefined;
-    const sentinelPassword = env.SPOOL_SENTINEL_PASSWORD || undefined;
+    const { name, sentinels } = sentinelOf(flags.sentinel, side);
+    const password = env[side.passwordEnv] || undefined;
+    const sentinelPassword = env[side.sentinelPasswordEnv] || undefined;
     return {
       connection: {
         sentinel: { name, sentinels, ...(sentinelPassword !== undefined && { password: sentinelPassword }) },
@@ -97,16 +141,23 @@ export function connectionOf(flags: ConnectionFlags, env: NodeJS.ProcessEnv = pr
         ...(tls && { tls }),
       },
       where: `master "${name}" of sentinels ${sentinels.map((s) => `${s.host}:${s.port}`).join(', ')}`,
-      flag: '--sentinel or SPOOL_SENTINEL',
+      flag: `${side.flag('sentinel')} or ${side.sentinelEnv}`,
     };
   }
-  if (flags.cluster !== undefined) {
-    const urls = flags.cluster.split(',').map((u) => u.trim()).filter(Boolean);
-    if (urls.length === 0) throw new CliError('--cluster names no node: give one or more redis:// URLs, comma-separated');
-    for (const each of urls) checkUrl(each, '--cluster');
-    return { connection: { cluster: { rootNodes: urls.map((url) => ({ url })) }, ...(tls && { tls }) }, where: urls.map(safeUrl).join(', '), flag: '--cluster or SPOOL_CLUSTER' };
+  const urlFlag = side.flag('url');
+  const url = checkUrl(flags.url, urlFlag, side.urlEnv);
+  if (tls && url.protocol !== 'rediss:') {
+    throw new CliError(`${side.flag('tls-ca')}, ${side.flag('tls-cert')} and ${side.flag('tls-key')} need a rediss:// URL, got "${safeUrl(flags.url)}"`);
   }
-  const url = checkUrl(flags.url, '--url');
-  if (tls && url.protocol !== 'rediss:') throw new CliError(`--tls-ca, --tls-cert and --tls-key need a rediss:// URL, got "${safeUrl(flags.url)}"`);
-  return { connection: { url: flags.url, ...(tls && { tls }) }, where: safeUrl(flags.url), flag: '--url or REDIS_URL' };
+  return { connection: { url: flags.url, ...(tls && { tls }) }, where: safeUrl(flags.url), flag: `${urlFlag} or ${side.urlEnv}` };
+}
+
+/** The connection the global flags describe, as the store takes it: --cluster, else one Redis (nodeConnectionOf). */
+export function connectionOf(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Described<RedisConnection> {
+  if (flags.sentinel !== undefined || flags.cluster === undefined) return nodeConnectionOf(flags, env, TARGET);
+  const tls = tlsOf(flags, TARGET);
+  const urls = flags.cluster.split(',').map((u) => u.trim()).filter(Boolean);
+  if (urls.length === 0) throw new CliError('--cluster names no node: give one or more redis:// URLs, comma-separated');
+  for (const each of urls) checkUrl(each, '--cluster', 'SPOOL_CLUSTER');
+  return { connection: { cluster: { rootNodes: urls.map((url) => ({ url })) }, ...(tls && { tls }) }, where: urls.map(safeUrl).join(', '), flag: '--cluster or SPOOL_CLUSTER' };
 }

@@ -146,18 +146,8 @@ export class Context {
    * Asks before a change to jobs. On a terminal: a y/N question on stderr.
    * Elsewhere (scripts, CI) only --yes goes ahead.
    */
-  async confirm(what: string, yes: boolean | undefined): Promise<void> {
-    if (yes) return;
-    if (!process.stdin.isTTY || !process.stderr.isTTY) {
-      throw new UsageError(`refusing to ${what} without confirmation: stdin is not a terminal; add --yes to go ahead`);
-    }
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      const answer = await rl.question(`${what}? [y/N] `);
-      if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('cancelled: nothing was changed');
-    } finally {
-      rl.close();
-    }
+  confirm(what: string, yes: boolean | undefined): Promise<void> {
+    return confirmChange(what, yes);
   }
 
   /**
@@ -168,6 +158,21 @@ export class Context {
   async withProgress<T>(label: string, total: number, done: () => Promise<number>, work: () => Promise<T>, threshold = 1000): Promise<T> {
     if (this.json || !process.stdout.isTTY || total < threshold) return work();
     return progress(label, total, done, work);
+  }
+}
+
+/** Context.confirm() for commands without a store (spool outbox): a y/N question on a terminal, else only --yes. */
+export async function confirmChange(what: string, yes: boolean | undefined): Promise<void> {
+  if (yes) return;
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new UsageError(`refusing to ${what} without confirmation: stdin is not a terminal; add --yes to go ahead`);
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${what}? [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('cancelled: nothing was changed');
+  } finally {
+    rl.close();
   }
 }
 

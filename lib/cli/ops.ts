@@ -76,8 +76,10 @@ export function metricsText(m: QueueMetrics, minutes: number): string {
     `handler duration: ${durations(h)}`,
   ];
   const recent = m.minutes.slice(-minutes);
-  const rows = recent.map((x) => [isoTime(x.at).slice(11, 16), x.completed, x.failed, x.deadLettered, x.duration ? ms(x.duration.p50Ms) : '-', x.duration ? ms(x.duration.p99Ms) : '-']);
-  return `${summary.join('\n')}\n\nper minute (UTC, the last one still running):\n${table(['minute', 'completed', 'failed attempts', 'dead', 'p50', 'p99'], rows)}`;
+  // The gauges are one sample a minute, taken by a running worker's heartbeat: '-' where none ran.
+  const sample = (v: number | null): string => (v === null ? '-' : v < 1000 ? ms(v) : formatDuration(v));
+  const rows = recent.map((x) => [isoTime(x.at).slice(11, 16), x.completed, x.failed, x.deadLettered, x.duration ? ms(x.duration.p50Ms) : '-', x.duration ? ms(x.duration.p99Ms) : '-', sample(x.oldestWaitingMs), sample(x.delayedLagMs)]);
+  return `${summary.join('\n')}\n\nper minute (UTC, the last one still running; oldest waiting and delayed lag sampled once a minute by a running worker, '-': no sample):\n${table(['minute', 'completed', 'failed attempts', 'dead', 'p50', 'p99', 'oldest waiting', 'delayed lag'], rows)}`;
 }
 
 async function schedulers(ctx: Context, cmd: Command): Promise<void> {

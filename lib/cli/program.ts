@@ -8,6 +8,7 @@ import { registerInspect } from './inspect.js';
 import { registerLive } from './live.js';
 import { registerImport } from './import.js';
 import { registerMigrate } from './migrate-command.js';
+import { registerOutbox } from './outbox-command.js';
 import { registerOps } from './ops.js';
 import { registerDoctor } from './doctor.js';
 
@@ -36,6 +37,7 @@ Examples:
   spool import bullmq emails --from-url redis://old:6379 --dry-run   what BullMQ's jobs would become
   spool migrate --postgres-url postgres://app@db/app   create or upgrade the PostgreSQL schema
   spool counts --postgres-url postgres://app@db/app    the same commands on a PostgresStore
+  spool outbox failed --postgres-url postgres://app@db/app   outbox rows Redis refused, set aside
 
 Exit status: 0 done, 1 failed (Redis unreachable, unknown queue or job), 2 wrong usage.
 Destructive commands ask first on a terminal; elsewhere they need --yes.`;
@@ -86,6 +88,7 @@ export function buildProgram(): Command {
   registerLive(program, action);
   registerImport(program, action);
   registerMigrate(program);
+  registerOutbox(program);
   for (const sub of program.commands.flatMap((c) => [c, ...c.commands])) sub.exitOverride().showHelpAfterError('(add --help for usage)');
   return program;
 }

@@ -3,7 +3,12 @@
  * Lives below the store so that no layer has to import a higher one to throw them.
  */
 
-/** Base class: `instanceof SpoolError` catches everything Spool throws on purpose. */
+/**
+ * Base class: `instanceof SpoolError` catches everything Spool throws on purpose.
+ *
+ * Do: narrow to the classes below to act; for store errors, `permanent`
+ * false means repeating the call later can help.
+ */
 export class SpoolError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -11,7 +16,11 @@ export class SpoolError extends Error {
   }
 }
 
-/** A bad argument: `field` names it (e.g. `opts.delay`, `data.user.id`). Nothing was written. */
+/**
+ * A bad argument: `field` names it (e.g. `opts.delay`, `data.user.id`). Nothing was written.
+ *
+ * Do: fix that argument as the message (`fix`) says; the same call fails the same way again.
+ */
 export class InvalidArgumentError extends SpoolError {
   constructor(readonly field: string, problem: string, readonly fix?: string) {
     super(`${field} ${problem}${fix ? `: ${fix}` : ''}`);
@@ -20,7 +29,9 @@ export class InvalidArgumentError extends SpoolError {
 
 /**
  * An entry point or feature needs peer packages the app did not install:
- * `packages` names them, the message gives the install command.
+ * `packages` names them.
+ *
+ * Do: install them (the message gives the npm command) and start again.
  */
 export class PeerMissingError extends SpoolError {
   constructor(readonly packages: readonly string[], message: string, options?: ErrorOptions) {
@@ -42,6 +53,8 @@ export interface UnknownKey {
  * Options that do not exist (usually typos, or BullMQ names): every unknown
  * key of one options object in one error, each with a did-you-mean or the
  * Spool counterpart of the BullMQ name.
+ *
+ * Do: rename or remove each key in `keys` as the message suggests.
  */
 export class UnknownOptionError extends InvalidArgumentError {
   /** Every unknown key found, in the order of the object. */

@@ -55,11 +55,11 @@ ul.tree li{padding:2px 0}ul.tree li.current>strong{background:#fff1d6;padding:0 
 code.result{font:12px ui-monospace,Menlo,Consolas,monospace;color:var(--fg)}progress{vertical-align:middle;width:80px}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:10px;margin:8px 0 16px}
 .figure{display:flex;flex-direction:column;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px}.figure b{font-size:20px;margin:2px 0}
-figure.mchart{margin:0 0 18px;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px;max-width:680px}
+th.sortable a.sort{font-weight:400;text-transform:none;margin-left:6px}th.sortable a.sort.on{font-weight:700;text-decoration:underline}.sortnote{margin:4px 0 0}.mcharts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 16px;max-width:1400px}figure.mchart{margin:0 0 18px;background:#fff;border:1px solid var(--line);padding:10px 12px;border-radius:6px;max-width:680px}
 figure.mchart figcaption{font-weight:600;margin-bottom:6px}figure.mchart svg{max-width:100%;height:auto}
 .mchart text{font-size:11px;fill:var(--muted)}.mchart .grid{stroke:var(--line)}.mchart .axis{stroke:#9aa3b2}
 .mchart rect.ok{fill:#34a66a}.mchart rect.bad{fill:#e05252}.mchart .line{fill:none;stroke-width:1.6}
-.mchart .p50{stroke:#1d4ed8;fill:#1d4ed8}.mchart .p90{stroke:#8f5600;fill:#8f5600}.mchart .p99{stroke:#c62828;fill:#c62828}.mchart polyline.line{fill:none}
+.mchart .age{stroke:#6d28d9;fill:#6d28d9}.mchart .lag{stroke:#0f766e;fill:#0f766e}.key.age{color:#6d28d9}.key.lag{color:#0f766e}.mchart .p50{stroke:#1d4ed8;fill:#1d4ed8}.mchart .p90{stroke:#8f5600;fill:#8f5600}.mchart .p99{stroke:#c62828;fill:#c62828}.mchart polyline.line{fill:none}
 .key{font-weight:400;font-size:12px;margin-left:10px}.key::before{content:"";display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px;background:currentColor}
 .key.ok{color:var(--ok)}.key.bad{color:var(--bad)}.key.p50{color:#1d4ed8}.key.p90{color:#8f5600}.key.p99{color:#c62828}
 td.acts{white-space:nowrap}
@@ -78,7 +78,7 @@ table.grid,.figure,figure.mchart,dl.facts,pre,ul.tree,.empty,.tabs a.on,button,i
 .notice,.flash{background:#1b2c4d;border-color:#2f4a7d}.flash.error{background:#4a1d1d;border-color:#7d2f2f}
 pre.stack{background:#2a1a1a;color:#ffb3b3}.chart svg{background:#1c212b}button:hover{background:#262c38}
 button.act{border-color:var(--link);color:var(--link)}
-.mchart .p50{stroke:#8ab4ff;fill:#8ab4ff}.mchart .p90{stroke:#f0b45a;fill:#f0b45a}.mchart .p99{stroke:#ff7b7b;fill:#ff7b7b}.key.p50{color:#8ab4ff}.key.p90{color:#f0b45a}.key.p99{color:#ff7b7b}
+.mchart .age{stroke:#c4a5ff;fill:#c4a5ff}.mchart .lag{stroke:#5eead4;fill:#5eead4}.key.age{color:#c4a5ff}.key.lag{color:#5eead4}.mchart .p50{stroke:#8ab4ff;fill:#8ab4ff}.mchart .p90{stroke:#f0b45a;fill:#f0b45a}.mchart .p99{stroke:#ff7b7b;fill:#ff7b7b}.key.p50{color:#8ab4ff}.key.p90{color:#f0b45a}.key.p99{color:#ff7b7b}
 ul.tree li.current>strong{background:#43331a}td.zero a{color:#5b6474}
 }
 `;
@@ -132,8 +132,8 @@ export const APP_JS = `(() => {
     } catch (err) { flash(String(err), true); button.disabled = false; }
   });
   document.addEventListener('submit', async (e) => {
-    const to = e.target.closest('form[data-switch]');
-    if (to) { e.preventDefault(); location.href = to.elements.to.value; return; }
+    const to = e.target.closest('form.switcher');
+    if (to) { e.preventDefault(); location.href = to.elements.to.selectedOptions[0].dataset.href; return; }
     const form = e.target.closest('form[data-add]');
     if (!form) return;
     e.preventDefault();

@@ -29,6 +29,11 @@ export function dashboardController(path: string): Type<unknown> {
       return this.pages.workers(typeof queue === 'string' && queue.length > 0 ? queue : undefined, req, res);
     }
 
+    @Get('_switch')
+    switchTo(@Query('to') to: unknown, @Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
+      return this.pages.switchTo(typeof to === 'string' ? to : undefined, req, res);
+    }
+
     @Get('_redis')
     redis(@Req() req: DashboardRequest, @Res({ passthrough: true }) res: DashboardResponse): Promise<string> {
       return this.pages.redis(req, res);
@@ -72,7 +77,7 @@ export function dashboardController(path: string): Type<unknown> {
 /** Only single string values of the known query fields (a repeated parameter arrives as an array). */
 function pickQuery(q: Record<string, unknown>): QueueQuery & { id?: string } {
   const out: Record<string, string> = {};
-  for (const key of ['state', 'name', 'error', 'cursor', 'offset', 'id']) {
+  for (const key of ['state', 'name', 'error', 'cursor', 'offset', 'id', 'sort']) {
     const v = q[key];
     if (typeof v === 'string' && v.length > 0 && v.length <= 1024) out[key] = v;
   }

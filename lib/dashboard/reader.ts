@@ -23,6 +23,13 @@ export interface QueueQuery {
   readonly error?: string;
   readonly cursor?: string;
   readonly offset?: string;
+  /** 'asc' or 'desc' along the state's index (the time column); anything else: the state's default order. */
+  readonly sort?: string;
+}
+
+/** The order a state's page is shown in by default: finished states newest first, the others in index order. */
+export function defaultOrder(state: JobState): 'asc' | 'desc' {
+  return state === 'completed' || state === 'failed' || state === 'cancelled' ? 'desc' : 'asc';
 }
 
 /** Reads what the pages show, through the engine's Queue API only (no Redis call of its own). */
@@ -88,31 +95,36 @@ export class DashboardReader {
       queueHref(this.base, connection, name, query({ state, name: filter.name, error: filter.error, ...extra }));
     // A filter is counted by scanning: up to MATCH_CAP, shown as "10,000+" past it, so a page over a big state stays a few bounded scans.
     const filtered = Object.keys(engineFilter).length > 0;
+    // Sorting walks the state's index from either end (the same range reads, so the same commands); a filtered
+    // page follows the engine's scan, which goes one way only (dead letters newest first, the others oldest first).
+    const order = !filtered && (q.sort === 'asc' || q.sort === 'desc') ? q.sort : defaultOrder(state);
+    const sorted = (extra: Record<string, string | number | undefined>): string => href({ ...(order !== defaultOrder(state) && { sort: order }), ...extra });
     const matching = await queue.countJobs(state, engineFilter, filtered ? MATCH_CAP : undefined);
-    const common = { base: this.base, connection, queue: name, queues: this.queueLinks(), counts, paused, pausedNames, state, filter, matching, matchingCapped: filtered && matching >= MATCH_CAP, readOnly, now: Date.now(), notice };
-    if (state === 'failed') {
+    const sortLinks = filtered ? undefined : { asc: href({ sort: defaultOrder(state) === 'asc' ? undefined : 'asc' }), desc: href({ sort: defaultOrder(state) === 'desc' ? undefined : 'desc' }) };
+    const common = { base: this.base, connection, queue: name, queues: this.queueLinks(), counts, paused, pausedNames, state, filter, order, ...(sortLinks && { sortLinks }), matching, matchingCapped: filtered && matching >= MATCH_CAP, readOnly, now: Date.now(), notice };
+    if (state === 'failed' && (filtered || order === 'desc')) {
       // Dead letters: newest first, cursor paging (the engine's indexes and bounded text scan).
       const page = await queue.getFailed({ ...engineFilter, limit: PAGE_SIZE, ...(q.cursor && { cursor: q.cursor }) });
       const from = Math.max(0, Number(q.offset) || 0);
       return { ...common, jobs: page.jobs, from: from + 1, ...(q.cursor && { prev: href({}) }), ...(page.cursor && { next: href({ cursor: page.cursor, offset: from + page.jobs.length }) }) };
     }
     const offset = Math.max(0, Math.floor(Number(q.offset) || 0));
-    const jobs = filter.name ? await this.named(queue, state, filter.name, offset) : await this.positional(queue, state, offset, counts[state]);
+    const jobs = filter.name ? await this.named(queue, state, filter.name, offset) : await this.positional(queue, state, offset, counts[state], order);
     const more = jobs.length > PAGE_SIZE;
     return {
       ...common,
       jobs: jobs.slice(0, PAGE_SIZE),
       from: offset + 1,
-      ...(offset > 0 && { prev: href({ offset: Math.max(0, offset - PAGE_SIZE) || undefined }) }),
-      ...(more && { next: href({ offset: offset + PAGE_SIZE }) }),
+      ...(offset > 0 && { prev: sorted({ offset: Math.max(0, offset - PAGE_SIZE) || undefined }) }),
+      ...(more && { next: sorted({ offset: offset + PAGE_SIZE }) }),
     };
   }
 
-  /** A page (plus one, to know there is a next) by position; finished states newest first. */
-  private async positional(queue: Queue, state: JobState, offset: number, total: number): Promise<Job[]> {
+  /** A page (plus one, to know there is a next) by position along the state's index, from its start (asc) or its end (desc). */
+  private async positional(queue: Queue, state: JobState, offset: number, total: number, order: 'asc' | 'desc'): Promise<Job[]> {
     if (offset >= total) return [];
-    if (state === 'completed' || state === 'failed' || state === 'cancelled') {
-      // Positions from the count (getJobs takes no negative start): the newest job is at total - 1.
+    if (order === 'desc') {
+      // Positions from the count (getJobs takes no negative start): the last job of the index is at total - 1.
       const end = total - offset - 1;
       const jobs = await queue.getJobs(state, Math.max(0, end - PAGE_SIZE), end);
       return jobs.reverse();

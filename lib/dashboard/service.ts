@@ -90,6 +90,18 @@ export class DashboardService {
     });
   }
 
+  /**
+   * The queue switcher's plain GET form (works without JavaScript): `to` is "<connection>/<queue>" of a queue this
+   * dashboard shows, answered with a redirect to its page; anything else is a 404 (never a redirect elsewhere).
+   */
+  async switchTo(to: string | undefined, req: DashboardRequest, res: DashboardResponse): Promise<string> {
+    return this.guarded(req, res, async () => {
+      const link = this.reader.queueLinks().find((l) => `${l.connection}/${l.queue}` === to);
+      if (!link) throw new NotFoundException(`no queue "${to ?? ''}" on this dashboard: pick one from the list`);
+      return this.redirect(res, link.href);
+    });
+  }
+
   async job(connection: string, name: string, id: string, req: DashboardRequest, res: DashboardResponse): Promise<string> {
     return this.guarded(req, res, async () => {
       const model = await this.reader.jobPage(connection, name, id, this.readOnly);

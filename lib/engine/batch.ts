@@ -32,7 +32,11 @@ export type BatchHandler<Data = unknown, Result = unknown> = (
   batch: Batch<Data, Result>,
 ) => Promise<readonly Result[] | void> | readonly Result[] | void;
 
-/** The batch handler returned something other than one result per job: every job of the batch fails with it. */
+/**
+ * The batch handler returned something other than one result per job: every job of the batch fails with it.
+ *
+ * Do: return one result per job, in the jobs' order, or nothing.
+ */
 export class BatchResultError extends SpoolError {}
 
 const KEYS: readonly (keyof BatchOptions)[] = ['size', 'maxWaitMs'];

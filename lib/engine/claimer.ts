@@ -130,7 +130,7 @@ export class Claimer {
         (err) => {
           this.reserved -= count;
           this.failures += 1;
-          if (this.failures === 1) this.o.report(err, 'claiming jobs failed; retrying until Redis answers');
+          if (this.failures === 1) this.o.report(err, 'claiming jobs failed; retrying until the store answers');
           this.retrySoon();
         },
       )

@@ -5,7 +5,12 @@ import { InvalidArgumentError, SpoolError } from './errors.js';
  * apart from errors.ts so the flow feature stays in its own files.
  */
 
-/** A flow names a job id twice, or an id that already names a job. Nothing of the flow was written. */
+/**
+ * A flow names a job id twice, or an id that already names a job. Nothing of the flow was written.
+ *
+ * Do: give every node its own jobId (or none); if the id exists because the
+ * same flow was added before, read that one (`queue.getJob(id)`) instead.
+ */
 export class DuplicateJobIdError extends InvalidArgumentError {
   constructor(field: string, readonly queue: string, readonly jobId: string, already: 'in-flow' | 'stored') {
     super(
@@ -18,7 +23,12 @@ export class DuplicateJobIdError extends InvalidArgumentError {
   }
 }
 
-/** A flow node names a queue the FlowProducer was not given. Nothing was written. */
+/**
+ * A flow node names a queue the FlowProducer was not given. Nothing was written.
+ *
+ * Do: list the queue in FlowProducer options.queues (in Nest:
+ * `QueueModule.registerQueue()` on the same connection), or fix its name.
+ */
 export class UnknownQueueError extends InvalidArgumentError {
   constructor(field: string, readonly queue: string, known: readonly string[]) {
     super(
@@ -29,42 +39,71 @@ export class UnknownQueueError extends InvalidArgumentError {
   }
 }
 
-/** waitUntilFinished / waitFor gave up: the job did not finish within the timeout. The job is untouched. */
+/**
+ * waitUntilFinished / waitFor gave up: the job did not finish within the timeout. The job is untouched.
+ *
+ * Do: wait again with a longer `timeout`, or read its state later
+ * (`queue.getJob(id)`); do not add it again, it may still run.
+ */
 export class WaitTimeoutError extends SpoolError {
   constructor(readonly queue: string, readonly jobId: string, readonly timeout: number) {
     super(`job ${jobId} of queue "${queue}" did not finish within ${timeout} ms`);
   }
 }
 
-/** The job waited for was dead-lettered; `reason` and `code` are the stored ones. */
+/**
+ * The job waited for was dead-lettered; `reason` and `code` are the stored ones.
+ *
+ * Do: read the dead letter's error (`spool show <queue> <id>`, the
+ * dashboard), fix the cause, then redrive it (`queue.redrive(id)`).
+ */
 export class JobFailedError extends SpoolError {
   constructor(readonly queue: string, readonly jobId: string, message: string, readonly reason: string, readonly code: string) {
     super(`job ${jobId} of queue "${queue}" failed (${reason || 'error'}): ${message}`);
   }
 }
 
-/** No job with this id in this queue (never added, or removed by retention). */
+/**
+ * No job with this id in this queue (never added, or removed by retention or remove()).
+ *
+ * Do: check the queue name and the id; to read finished jobs for longer,
+ * raise `removeOnComplete` / `removeOnFail` when adding.
+ */
 export class JobNotFoundError extends SpoolError {
   constructor(readonly queue: string, readonly jobId: string) {
     super(`no job ${jobId} in queue "${queue}" (never added, or removed by retention or remove())`);
   }
 }
 
-/** retry()/redrive() of a job that is not a dead letter. Nothing was changed. */
+/**
+ * retry()/redrive() of a job that is not a dead letter. Nothing was changed.
+ *
+ * Do: nothing if it is waiting, delayed or active (it will run); `state` says
+ * which. A completed or cancelled job is run again by adding it under a new jobId.
+ */
 export class JobNotFailedError extends SpoolError {
   constructor(readonly queue: string, readonly jobId: string, readonly state: string) {
     super(`job ${jobId} of queue "${queue}" is ${state}, not failed: only dead letters can be retried`);
   }
 }
 
-/** remove() of a job that is not finished. Nothing was changed. */
+/**
+ * remove() of a job that is not finished. Nothing was changed.
+ *
+ * Do: cancel it first (`queue.cancel(id)`), or wait for it to finish, then remove it.
+ */
 export class JobNotFinishedError extends SpoolError {
   constructor(readonly queue: string, readonly jobId: string, readonly state: string) {
     super(`job ${jobId} of queue "${queue}" is ${state}: cancel it first, only finished jobs can be removed`);
   }
 }
 
-/** remove() of a flow parent whose children are still pending. Nothing was changed. */
+/**
+ * remove() of a flow parent whose children are still pending. Nothing was changed.
+ *
+ * Do: wait for the children (`job.getPendingChildren()` lists them) or cancel
+ * them (`queue.cancel(childId)`), then remove the parent again.
+ */
 export class ChildrenPendingError extends SpoolError {
   constructor(readonly queue: string, readonly jobId: string, readonly pending: number) {
     super(`job ${jobId} of queue "${queue}" still has ${pending} pending children: wait for them or cancel them first`);

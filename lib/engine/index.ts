@@ -34,7 +34,7 @@ export { backoffDelay, decideRetry } from './backoff.js';
 export { FlowProducer } from './flow-producer.js';
 export type { FlowProducerOptions } from './flow-producer.js';
 export { DURATION_BUCKET_BOUNDS_MS, METRIC_NAME_SLOTS } from './metrics.js';
-export type { QueueMetrics, MinuteMetrics, CountedMetrics, DurationStats } from './metrics.js';
+export type { QueueMetrics, MinuteMetrics, HourMetrics, CountedMetrics, DurationStats } from './metrics.js';
 export { CHILD_FAILURE_POLICIES } from './flow-types.js';
 export type { FlowJob, JobNode, ChildFailurePolicy, ChildFailureInfo } from './flow-types.js';
 export type { WaitOptions } from './wait-finished.js';
@@ -98,6 +98,7 @@ export {
   DelayedError,
   TransactionalEnqueueUnsupportedError,
 } from './errors.js';
+export type { TransactionalRefusal } from './errors.js';
 export type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
 export type { TransactionHandle, TypeOrmEntityManagerLike, TypeOrmQueryRunnerLike, PrismaTransactionLike } from '../store/transaction-handles.js';
 

@@ -10,6 +10,9 @@ function orList(states: readonly string[]): string {
  * A Job handle method (remove, promote, changeDelay, changePriority,
  * updateData, updateProgress) refused in the job's current state. Nothing
  * was changed. `allowed` lists the states it needs.
+ *
+ * Do: read `state`; call the method while the job is in one of `allowed`, or
+ * use the call for its state (cancel an active job, redrive a failed one).
  */
 export class JobStateError extends SpoolError {
   constructor(
@@ -24,7 +27,12 @@ export class JobStateError extends SpoolError {
   }
 }
 
-/** obliterate() of a queue with active jobs, without { force: true }. Nothing was deleted. */
+/**
+ * obliterate() of a queue with active jobs, without { force: true }. Nothing was deleted.
+ *
+ * Do: close the queue's workers first and obliterate again, or pass
+ * `{ force: true }` and lose the active jobs with the queue.
+ */
 export class QueueActiveError extends SpoolError {
   constructor(readonly queue: string, readonly active: number) {
     super(

@@ -5,6 +5,10 @@ import { encodeJson } from './json.js';
 import { assertPlainObject, describe } from '../common/validation.js';
 import { normalizeJobOptions, storedOptions, type JobOptions, type NormalizedJobOptions } from './options.js';
 
+type NormalizedOptions = NormalizedJobOptions;
+/** The queue's default options, normalized once, with their stored JSON: what a job without options of its own gets. */
+type Plain = { readonly opts: NormalizedJobOptions; readonly stored: string };
+
 /** Checks a payload before it is stored; throw to refuse the add (the Nest module plugs DTO validation in here). */
 export type PayloadValidator = (jobName: string, data: unknown) => void | Promise<void>;
 
@@ -38,7 +42,7 @@ export class JobPreparer<Data> {
    * about a third of the producer's allocations. Not kept when the defaults
    * give a runAt: the delay it makes depends on the time of the add.
    */
-  private readonly plain: { readonly opts: NormalizedJobOptions; readonly stored: string } | undefined;
+  private readonly plain: Plain | undefined;
 
   /**
    * `now`: the store's clock (a MemoryStore's may be moved by a test), for runAt and deadlines given as dates.
@@ -75,42 +79,61 @@ export class JobPreparer<Data> {
 
   /** `traceContext`: the producer span's (captureTraceContext), taken once for a whole bulk: its jobs carry the same one. */
   async prepare(job: BulkJob<Data>, at: string, traceContext: string | undefined): Promise<{ job: NewJob }> {
+    return { job: await this.prepareNow(job, at, traceContext) };
+  }
+
+  /**
+   * The job as the store takes it, without a promise when nothing needs one
+   * (no validator, the id in hand or given): a bulk of 1,000 then makes no
+   * promise per job (about a tenth of the producer's node time per job).
+   * Throws (synchronously) on bad input.
+   */
+  prepareNow(job: BulkJob<Data>, at: string, traceContext: string | undefined): NewJob | Promise<NewJob> {
     assertPlainObject(job, at ? at.slice(0, -1) : 'job');
     if (typeof job.name !== 'string' || job.name.length === 0 || job.name.length > 256) {
       throw new InvalidArgumentError(`${at}name`, `must be a job name of 1 to 256 characters, got ${describe(job.name)}`);
     }
     const plain = job.opts === undefined ? this.plain : undefined;
     const opts = plain ? plain.opts : normalizeJobOptions(job.opts, this.defaults, `${at}opts`, this.now());
-    if (this.validate) await this.validate(job.name, job.data);
+    if (this.validate) return this.validated(job, at, traceContext, plain, opts);
+    return this.identified(job, at, traceContext, plain, opts);
+  }
+
+  private async validated(job: BulkJob<Data>, at: string, traceContext: string | undefined, plain: Plain | undefined, opts: NormalizedOptions): Promise<NewJob> {
+    await this.validate!(job.name, job.data);
+    return this.identified(job, at, traceContext, plain, opts);
+  }
+
+  /** The payload checked and the id taken: no await while the producer's block holds ids, so the adds of a turn stay together, in call order. */
+  private identified(job: BulkJob<Data>, at: string, traceContext: string | undefined, plain: Plain | undefined, opts: NormalizedOptions): NewJob | Promise<NewJob> {
     const data = encodeJson(job.data, `${at}data`);
     const bytes = Buffer.byteLength(data);
     if (bytes > this.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, this.maxPayloadBytes);
-    // No await while the producer's block holds ids: the adds of a turn stay together, in call order.
-    let id = opts.jobId;
+    const id = opts.jobId;
     if (id === undefined) {
       const drawn = this.ids.take();
-      id = typeof drawn === 'string' ? drawn : await drawn;
-    } else {
-      const turn = this.ids.inTurn();
-      if (turn) await turn;
+      return typeof drawn === 'string' ? newJob(drawn, job.name, data, plain, opts, traceContext) : drawn.then((taken) => newJob(taken, job.name, data, plain, opts, traceContext));
     }
-    return {
-      job: {
-        id,
-        name: job.name,
-        data,
-        opts: plain ? plain.stored : JSON.stringify(storedOptions(opts)),
-        delay: opts.delay,
-        priority: opts.priority,
-        lifo: opts.lifo,
-        maxAttempts: opts.attempts,
-        deadline: opts.deadline,
-        dedup: opts.dedup,
-        removeOnComplete: opts.removeOnComplete,
-        removeOnFail: opts.removeOnFail,
-        group: opts.group,
-        traceContext,
-      },
-    };
+    const turn = this.ids.inTurn();
+    return turn ? turn.then(() => newJob(id, job.name, data, plain, opts, traceContext)) : newJob(id, job.name, data, plain, opts, traceContext);
   }
+}
+
+function newJob(id: string, name: string, data: string, plain: Plain | undefined, opts: NormalizedOptions, traceContext: string | undefined): NewJob {
+  return {
+    id,
+    name,
+    data,
+    opts: plain ? plain.stored : JSON.stringify(storedOptions(opts)),
+    delay: opts.delay,
+    priority: opts.priority,
+    lifo: opts.lifo,
+    maxAttempts: opts.attempts,
+    deadline: opts.deadline,
+    dedup: opts.dedup,
+    removeOnComplete: opts.removeOnComplete,
+    removeOnFail: opts.removeOnFail,
+    group: opts.group,
+    traceContext,
+  };
 }

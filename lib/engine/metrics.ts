@@ -50,7 +50,17 @@ export interface MinuteMetrics extends CountedMetrics {
   readonly byName: ReadonlyMap<string, CountedMetrics>;
   /** The jobs of every other name. */
   readonly otherNames: CountedMetrics;
+  /**
+   * How long the longest-waiting ready job had waited when this minute was sampled, ms; null when no sample was
+   * taken (running workers take one a minute, from their heartbeat: none while no worker runs).
+   */
+  readonly oldestWaitingMs: number | null;
+  /** How far past its run-at the earliest delayed job was at the minute's sample, ms; null when no sample was taken. */
+  readonly delayedLagMs: number | null;
 }
+
+/** The last hour's counters together: the gauges are per-minute samples and are not summed. */
+export type HourMetrics = Omit<MinuteMetrics, 'at' | 'oldestWaitingMs' | 'delayedLagMs'>;
 
 /** A queue's health: depth, age, lag, and the last hour minute by minute. */
 export interface QueueMetrics {
@@ -62,10 +72,10 @@ export interface QueueMetrics {
   readonly oldestWaitingMs: number;
   /** How far past its run-at the earliest delayed job is, ms: the promotion lag (0 when none is due). */
   readonly delayedLagMs: number;
-  /** The last 60 minutes, oldest first; the last one is the current, partial minute. */
+  /** The last 60 minutes, oldest first; the last one is the current, partial minute. Each carries its gauge sample. */
   readonly minutes: readonly MinuteMetrics[];
   /** The 60 minutes together. */
-  readonly lastHour: Omit<MinuteMetrics, 'at'>;
+  readonly lastHour: HourMetrics;
 }
 
 /** Reads a queue's metrics: a bounded number of Redis commands, whatever the number of jobs. */
@@ -93,6 +103,8 @@ function toMinute(m: MinuteRecord): MinuteMetrics {
     ...toCounted(m),
     byName: new Map([...m.byName].map(([name, counts]) => [name, toCounted(counts)])),
     otherNames: toCounted(m.otherNames),
+    oldestWaitingMs: m.oldestWaitingMs,
+    delayedLagMs: m.delayedLagMs,
   };
 }
 
@@ -109,7 +121,7 @@ function toCounted(m: MinuteCounts): CountedMetrics {
   };
 }
 
-function sumMinutes(minutes: readonly MinuteRecord[]): Omit<MinuteMetrics, 'at'> {
+function sumMinutes(minutes: readonly MinuteRecord[]): HourMetrics {
   const names = new Map<string, MinuteCounts[]>();
   for (const m of minutes) for (const [name, counts] of m.byName) names.set(name, [...(names.get(name) ?? []), counts]);
   return {

@@ -104,7 +104,16 @@ export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Resu
 
   private async write(jobs: readonly BulkJob<Data>[], tx: TransactionClient | undefined): Promise<Job<Data, Result>[]> {
     const traceContext = captureTraceContext(this.tracing);
-    const prepared = (await Promise.all(jobs.map((job, i) => this.prepare(job, jobs.length === 1 ? '' : `jobs[${i}].`, traceContext)))).map((p) => p.job);
+    // No promise per job unless one needs it (a validator, an id still being drawn): see JobPreparer.prepareNow.
+    const now: (NewJob | Promise<NewJob>)[] = [];
+    try {
+      for (let i = 0; i < jobs.length; i++) now.push(this.preparer.prepareNow(jobs[i]!, jobs.length === 1 ? '' : `jobs[${i}].`, traceContext));
+    } catch (err) {
+      // A bad job refuses the bulk: ids still being drawn for the jobs before it are not waited for (nor their failures left unhandled).
+      for (const p of now) if (p instanceof Promise) p.catch(() => undefined);
+      throw err;
+    }
+    const prepared = now.some((p) => p instanceof Promise) ? await Promise.all(now) : (now as NewJob[]);
     let outcomes: readonly AddOutcome[] = [];
     // In order, so a maxWaiting refusal leaves the earlier batches whole and the rest unwritten; one job joins this turn's call.
     // In the caller's transaction, each batch goes straight to it: other producers' adds must not join that transaction.

@@ -1,4 +1,5 @@
 import { checkOptions } from '../common/validation.js';
+import { ShardedStore } from '../store/sharded-store.js';
 import type { Store } from '../store/store.js';
 import type { EnqueueOptions, TransactionClient } from '../store/transaction.js';
 import { transactionClientOf } from '../store/transaction-handles.js';
@@ -23,6 +24,10 @@ export function transactionOf(
   if (tx === undefined) return undefined;
   // node-postgres, TypeORM and Prisma handles all become one `query(text, values)` client (lib/store/transaction-handles.ts).
   const client = transactionClientOf(tx, `${field}.tx`);
-  if (typeof store[needs] !== 'function') throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue);
+  if (store instanceof ShardedStore) throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue, 'sharded');
+  if (typeof store[needs] !== 'function') {
+    const outboxOnly = needs === 'addFlowInTransaction' && typeof store.addInTransaction === 'function';
+    throw new TransactionalEnqueueUnsupportedError(`${field}.tx`, queue, outboxOnly ? 'flow-outbox' : 'store');
+  }
   return client;
 }

@@ -13,7 +13,7 @@ import type { ResolvedWorkerOptions } from './worker-options.js';
 
 export interface UpkeepOptions<Data, Result> {
   readonly queue: string;
-  /** The worker's id: its push channel (Store.onPushed). */
+  /** The worker's id: its push list (Store.onPushed). */
   readonly workerId: string;
   readonly options: ResolvedWorkerOptions;
   readonly claimer: Claimer;
@@ -98,7 +98,7 @@ export class Upkeep<Data, Result> {
     });
   }
 
-  /** Listens on the worker's push channel (at start, and when a paused worker resumes; one subscription however often asked). */
+  /** Listens on the worker's push list (at start, and when a paused worker resumes; one receiver however often asked). */
   listenPushes(): Promise<void> {
     if (this.offPushes) return Promise.resolve();
     this.subscribingPushes ??= (async () => {
@@ -145,10 +145,9 @@ export class Upkeep<Data, Result> {
 
   /**
    * Closing, after the last claim was answered: no add names this worker any
-   * more (push-off), then its push channel is left. A push published before
-   * push-off precedes the unsubscribe on the subscriber connection, and the
-   * listener stays until Redis answers it (SharedChannel), so the worker
-   * still takes that push, and hands it back.
+   * more (push-off), then its push list is left. A push made before push-off
+   * sits in the list ahead of the marker the receiver appends to stop
+   * (PushReceiver.stop), so the worker still takes that push, and hands it back.
    */
   async stopPushes(): Promise<void> {
     // A subscription still being made (a resume) is left once it is made.

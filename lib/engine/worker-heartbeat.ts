@@ -32,6 +32,8 @@ export interface HeartbeatOptions {
 export class WorkerHeartbeat {
   private timer: ClockTimer | undefined;
   private startedAt = 0;
+  /** The store-clock minute of this worker's last gauge sample (Store.sampleGauges): one call a minute at most. */
+  private sampledMinute = -1;
   private started = false;
   private stopped = false;
   /** The beats under way (a refresh may overlap a timed one): stop() waits for them, so the entry's removal comes after them. */
@@ -64,6 +66,17 @@ export class WorkerHeartbeat {
     this.underway.add(beat);
   }
 
+  /**
+   * The metrics history (oldest waiting age, delayed lag per minute) rides on the heartbeat too: the first beat of
+   * each minute asks for the minute's sample; the store takes it once whatever the number of workers.
+   */
+  private async sampleGauges(): Promise<void> {
+    const minute = Math.floor(clockOf(this.o.store).now() / 60_000);
+    if (minute === this.sampledMinute) return;
+    this.sampledMinute = minute;
+    await this.o.store.sampleGauges(this.o.queue);
+  }
+
   private async beat(): Promise<void> {
     if (this.stopped) return;
     const info: WorkerBeat = {
@@ -80,6 +93,7 @@ export class WorkerHeartbeat {
       // The request rides on the heartbeat: no timer or subscription of its own, answered within WORKER_BEAT_MS.
       const want = (await this.o.store.takeWorkerRequest?.(this.o.queue, this.o.workerId)) ?? null;
       if (want !== null && !this.stopped) this.o.onRequest?.(want);
+      await this.sampleGauges();
     } catch (err) {
       this.o.report(err, 'the worker heartbeat failed');
     }

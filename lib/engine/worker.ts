@@ -292,7 +292,7 @@ export class Worker<Data = unknown, Result = unknown> extends EventEmitter<Worke
     return persist(call, {
       giveUp: () => this.forced,
       onRetry: (err, attempt) => {
-        if (attempt === 1) this.report(err, 'a write to Redis failed; retrying until it answers');
+        if (attempt === 1) this.report(err, 'a write to the store failed; retrying until it answers');
       },
     });
   }

@@ -3,6 +3,8 @@ import { validateQueueName } from '../engine/names.js';
 import { checkOptions, describe, unknownKeys } from '../common/validation.js';
 import { UnknownOptionError } from '../common/errors.js';
 import type { RedisClientLike } from '../store/redis-client.js';
+import { RedisUnavailableError } from '../store/errors.js';
+import { openOnce } from '../store/command-connection.js';
 import { CONNECTION_KEYS, resolveConnection, type HostConnection, type SentinelConnection, type UrlConnection } from '../store/connections/options.js';
 import { openClient } from '../store/connections/open-client.js';
 import { CONNECTION_HINTS } from '../common/option-hints.js';
@@ -81,7 +83,15 @@ export async function importFromBullMQ(options: ImportFromBullMQOptions): Promis
   const batchSize = integer(options.batchSize, 'importFromBullMQ options.batchSize', 1, 10_000, 500);
   const noteLimit = integer(options.noteLimit, 'importFromBullMQ options.noteLimit', 0, 1_000_000, 1000);
   const { client, owned } = sourceClient(options.from);
-  if (owned) await client.connect();
+  if (owned) {
+    try {
+      // At the first error, not after node-redis's reconnect attempts: an import is run by hand, or a script waits for it.
+      await openOnce(client);
+    } catch (err) {
+      client.destroy();
+      throw new RedisUnavailableError(BULLMQ_REDIS, err);
+    }
+  }
   try {
     const builder = new ReportBuilder(options.dryRun === true, noteLimit, options.onNote);
     await new ImportRun({
@@ -102,6 +112,9 @@ export async function importFromBullMQ(options: ImportFromBullMQOptions): Promis
     if (owned) await client.close().catch(() => undefined);
   }
 }
+
+/** The `what` of the RedisUnavailableError thrown when BullMQ's Redis cannot be reached (a TLS or auth failure included). */
+export const BULLMQ_REDIS = "BullMQ's Redis (importFromBullMQ options.from)";
 
 /** BullMQ's Redis as a client: made (and owned) for a URL or a connection object, taken as it is when it is one. */
 function sourceClient(from: unknown): { client: RedisClientLike; owned: boolean } {

@@ -180,6 +180,11 @@ export class SpoolConnections implements OnModuleInit, OnApplicationShutdown {
     return [...this.built.keys()];
   }
 
+  /** Every built connection with the options it was built from (forRoot's first, then registrations'), for the relay host. */
+  specs(): { readonly name: string; readonly store: Store; readonly spec: SpoolConnectionOptions }[] {
+    return [...this.built].flatMap(([name, b]) => (b.spec ? [{ name, store: b.store, spec: b.spec }] : []));
+  }
+
   get(name: string = DEFAULT_CONNECTION, at = `connection "${name}"`): Store {
     const built = this.built.get(name);
     if (!built) {
@@ -210,7 +215,8 @@ export class SpoolConnections implements OnModuleInit, OnApplicationShutdown {
 
 /** One connection's store (and NATS adapter, with notify.nats), from its options and the module's. */
 function buildConnection(name: string, spec: SpoolConnectionOptions, root: SpoolRootOptions, logger: SpoolLogger): Built {
-  const { waitForRedis, ...rest } = spec;
+  // outboxRelay is the module's (outbox-relay-host.ts), not the store's.
+  const { waitForRedis, outboxRelay: _relay, ...rest } = spec as SpoolConnectionOptions & { outboxRelay?: unknown };
   const nats = root.notify?.nats;
   // Connections other than the default get subjects (and hint keys) of their own: `<subjectPrefix>.<name>`.
   const subject = name.replace(/[^A-Za-z0-9_-]/g, '_');

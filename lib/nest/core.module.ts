@@ -5,6 +5,7 @@ import { SpoolConnections } from './connections.js';
 import { SpoolHealth } from './health.js';
 import { MODULE_OPTIONS_TOKEN } from './module-definition.js';
 import { nestLogger } from './nest-logger.js';
+import { SpoolOutboxRelays } from './outbox-relay-host.js';
 import { ProcessorExplorer } from './processor-explorer.js';
 import { SpoolWorkers } from './processor-host.js';
 import { SpoolQueueEvents } from './queue-events-host.js';
@@ -32,6 +33,7 @@ const CORE: Provider[] = [
     useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry, c: SpoolConnections, m: ModuleRef, l: SpoolLogger) => new SpoolWorkers(new ProcessorExplorer(d, s), r, c, m, l),
     inject: [DiscoveryService, MetadataScanner, QueueRegistry, SpoolConnections, ModuleRef, SPOOL_LOGGER],
   },
+  { provide: SpoolOutboxRelays, useFactory: (c: SpoolConnections, l: SpoolLogger) => new SpoolOutboxRelays(c, l), inject: [SpoolConnections, SPOOL_LOGGER] },
   {
     provide: SpoolSchedulers,
     useFactory: (d: DiscoveryService, s: MetadataScanner, r: QueueRegistry) => new SpoolSchedulers(d, s, r),

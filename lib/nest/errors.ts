@@ -3,7 +3,8 @@ import { SpoolError } from '../engine/errors.js';
 /**
  * The Nest module refused the app's setup at bootstrap (bad module options,
  * a processor for a queue never registered, two handlers for one job name...).
- * `field` names what to fix.
+ *
+ * Do: fix what `field` names, as the message says, and start the app again.
  */
 export class SpoolBootstrapError extends SpoolError {
   constructor(readonly field: string, problem: string, readonly fix?: string) {
@@ -15,6 +16,9 @@ export class SpoolBootstrapError extends SpoolError {
  * queue.add() (or a flow node) carried a payload its job name's DTO rejects.
  * Nothing was written. `constraints` lists every failed constraint as
  * "path: message".
+ *
+ * Do: fix the payload (over HTTP, the filter answers 400 with the
+ * constraints for the client to fix).
  */
 export class QueueValidationError extends SpoolError {
   constructor(readonly queue: string, readonly jobName: string, readonly constraints: readonly string[]) {

@@ -3,6 +3,7 @@ import { BaseExceptionFilter } from '@nestjs/core';
 import { PayloadTooLargeError, QueueFullError, RateLimitedError, SpoolError } from '../engine/errors.js';
 import { DuplicateJobIdError, UnknownQueueError } from '../engine/flow-errors.js';
 import { RedisOutOfMemoryError, RedisUnavailableError, StoreError } from '../store/errors.js';
+import { PostgresConflictError, PostgresUnavailableError } from '../postgres/errors.js';
 import { QueueValidationError } from './errors.js';
 
 /** The HTTP answer for a Spool error: status, JSON body and, for "come back later", Retry-After in seconds. */
@@ -22,8 +23,8 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 5;
  * - PayloadTooLargeError: 413; DuplicateJobIdError: 409;
  * - RateLimitedError, and QueueFullError of a group (that tenant's own
  *   maxWaitingPerGroup): 429 with Retry-After;
- * - QueueFullError of the queue, RedisUnavailableError, RedisOutOfMemoryError:
- *   503 with Retry-After;
+ * - QueueFullError of the queue, RedisUnavailableError, RedisOutOfMemoryError,
+ *   PostgresUnavailableError, PostgresConflictError: 503 with Retry-After;
  * - UnknownQueueError: 500 with its message (the app's setup is wrong).
  */
 export function spoolHttpError(error: unknown, retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS): SpoolHttpError | undefined {
@@ -44,7 +45,8 @@ export function spoolHttpError(error: unknown, retryAfterSeconds = DEFAULT_RETRY
       ? answer(503, 'Service Unavailable', error.message, extra, retryAfterSeconds)
       : answer(429, 'Too Many Requests', error.message, extra, retryAfterSeconds);
   }
-  if (error instanceof RedisUnavailableError || error instanceof RedisOutOfMemoryError) {
+  const passing = error instanceof PostgresUnavailableError || error instanceof PostgresConflictError;
+  if (error instanceof RedisUnavailableError || error instanceof RedisOutOfMemoryError || passing) {
     return answer(503, 'Service Unavailable', 'the job store is unavailable; retry later', {}, retryAfterSeconds);
   }
   if (error instanceof UnknownQueueError) return answer(500, 'Internal Server Error', error.message);

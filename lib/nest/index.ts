@@ -2,7 +2,7 @@
 export { QueueModule } from './queue.module.js';
 export { MODULE_OPTIONS_TOKEN as QUEUE_MODULE_OPTIONS } from './module-definition.js';
 export type { QueueModuleExtras, SpoolOptionsFactory } from './module-definition.js';
-export type { QueueModuleOptions, SpoolConnectionOptions, SpoolPostgresConnection, SpoolPostgresConnectionOptions, SpoolConnectionSettings, SpoolNotifyOptions, ProcessorWorkerOptions } from './module-options.js';
+export type { QueueModuleOptions, SpoolConnectionOptions, SpoolPostgresConnection, SpoolPostgresConnectionOptions, SpoolConnectionSettings, SpoolNotifyOptions, SpoolOutboxRelayOptions, ProcessorWorkerOptions } from './module-options.js';
 export type { QueueRegistration, QueueScheduler } from './queue-registry.js';
 export { Processor, OnJob, OnWorkerEvent, OnQueueEvent, InjectQueue, InjectQueueEvents, InjectConnection, InjectFlowProducer } from './decorators.js';
 export type { ProcessorOptions, ProcessorSandboxOptions, OnJobOptions, OnJobSchedule, ProcessorEvent, QueueEventListenerName } from './decorators.js';

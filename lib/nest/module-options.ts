@@ -61,6 +61,13 @@ export interface SpoolConnectionSettings {
   /** An `Outbox` (spool/outbox): `add(name, data, { tx })` writes the job in your PostgreSQL transaction; an `OutboxRelay` moves it to Redis. */
   readonly outbox?: OutboxWriter;
   /**
+   * With `outbox`: the module runs an OutboxRelay for it, started at
+   * application bootstrap and stopped at shutdown (before the connection
+   * closes). true for the defaults, or the relay's settings. One relay per
+   * Outbox, on the first connection that names it. Default: none (run your own).
+   */
+  readonly outboxRelay?: boolean | SpoolOutboxRelayOptions;
+  /**
    * Redis not up at bootstrap: true keeps connecting with capped backoff
    * (the engine's connect({ wait: true })) and logs every 5 s while it
    * waits; false fails the bootstrap at once with RedisUnavailableError.
@@ -69,6 +76,18 @@ export interface SpoolConnectionSettings {
    */
   readonly waitForRedis?: boolean;
 }
+
+/** The OutboxRelay settings a module connection may set (the outbox and the store are the connection's). */
+export interface SpoolOutboxRelayOptions {
+  /** The poll under LISTEN/NOTIFY, in ms. Default 1,000. */
+  readonly pollMs?: number;
+  /** Rows moved per transaction. Default 500. */
+  readonly batchSize?: number;
+  /** Refusals of one row before it is set aside as failed. Default 5. */
+  readonly maxAttempts?: number;
+}
+
+const RELAY_KEYS: readonly string[] = ['pollMs', 'batchSize', 'maxAttempts'];
 
 /** A PostgreSQL connection of QueueModule.forRoot: where the database is, the schema, and whether to migrate it at bootstrap. */
 export type SpoolPostgresConnection = Pick<PostgresStoreOptions, 'connectionString' | 'pool' | 'schema' | 'migrate' | 'poolSize'>;
@@ -113,7 +132,7 @@ export interface SpoolNotifyOptions {
 
 const MODULE_KEYS = ['connection', 'connections', 'defaultJobOptions', 'workers', 'notify', 'tracing'];
 /** The RedisStore's own keys (one shape for both), plus what only the module does. */
-const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis', 'postgres'];
+const CONNECTION_KEYS: readonly string[] = [...STORE_CONNECTION_KEYS, ...STORE_OPTION_KEYS.filter((k) => k !== 'logger' && k !== 'notify'), 'waitForRedis', 'postgres', 'outboxRelay'];
 
 function plain(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -148,6 +167,7 @@ function unknownModuleKeys(options: Record<string, unknown>, field: string): Unk
     if (!literal(connection)) continue;
     found.push(...unknownKeys(connection, CONNECTION_KEYS, at, CONNECTION_HINTS));
     if (plain(connection.postgres)) found.push(...unknownKeys(connection.postgres, POSTGRES_KEYS, `${at}.postgres`));
+    if (plain(connection.outboxRelay)) found.push(...unknownKeys(connection.outboxRelay, RELAY_KEYS, `${at}.outboxRelay`));
   }
   if (plain(options.workers)) found.push(...unknownKeys(options.workers, PROCESSOR_WORKER_KEYS, `${field}.workers`, WORKER_HINTS));
   if (plain(options.defaultJobOptions)) found.push(...unknownKeys(options.defaultJobOptions, JOB_OPTION_KEYS, `${field}.defaultJobOptions`, JOB_HINTS));
@@ -191,9 +211,28 @@ function checkConnection(value: unknown, field: string): void {
       throw new SpoolBootstrapError(`${field}.${key}`, `must be a whole number of ms >= 1, got ${describe(ms)}`);
     }
   }
+  checkRelay(value, field);
   const retry = value.transientRetryMs;
   if (retry !== undefined && (typeof retry !== 'number' || !Number.isInteger(retry) || retry < 0)) {
     throw new SpoolBootstrapError(`${field}.transientRetryMs`, `must be a whole number of ms >= 0, got ${describe(retry)}`);
+  }
+}
+
+/** outboxRelay: true/false or its settings (whole numbers >= 1), and only beside an outbox. */
+function checkRelay(value: Record<string, unknown>, field: string): void {
+  const relay = value.outboxRelay;
+  if (relay === undefined || relay === false) return;
+  if (relay !== true && !plain(relay)) throw new SpoolBootstrapError(`${field}.outboxRelay`, `must be true, false or { pollMs?, batchSize?, maxAttempts? }, got ${describe(relay)}`);
+  if (value.outbox === undefined) {
+    throw new SpoolBootstrapError(`${field}.outboxRelay`, 'needs an outbox on the same connection to relay from', 'add outbox: new Outbox({ connectionString }) (spool/outbox) beside it, or leave outboxRelay out');
+  }
+  if (relay === true) return;
+  knownKeys(relay, RELAY_KEYS, `${field}.outboxRelay`);
+  for (const key of RELAY_KEYS) {
+    const n = relay[key];
+    if (n !== undefined && (typeof n !== 'number' || !Number.isInteger(n) || n < 1)) {
+      throw new SpoolBootstrapError(`${field}.outboxRelay.${key}`, `must be a whole number >= 1, got ${describe(n)}`);
+    }
   }
 }
 

@@ -7,8 +7,10 @@ import { queueKey } from './queue-registry.js';
 
 /**
  * Two `@Processor` classes of one queue declare a handler for the same job
- * name (or both a fallback `@OnJob()`): one pool has one handler table, so
- * one of them must go. `jobName` is undefined for two fallbacks.
+ * name (or both a fallback `@OnJob()`): one pool has one handler table.
+ * `jobName` is undefined for two fallbacks.
+ *
+ * Do: remove one of the two handlers, or move one processor to its own queue.
  */
 export class ProcessorOverlapError extends SpoolBootstrapError {
   constructor(

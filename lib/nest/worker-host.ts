@@ -7,7 +7,9 @@ const WORKER = Symbol('spool.worker');
 /**
  * `this.worker` of a `WorkerHost` was read before Spool built the worker
  * (the processor's constructor, or another provider's factory): workers exist
- * from module init on, so read it in `onModuleInit` or later.
+ * from module init on.
+ *
+ * Do: read `this.worker` in `onModuleInit` or later.
  */
 export class WorkerNotReadyError extends SpoolError {
   constructor(readonly processor: string) {

@@ -7,7 +7,8 @@
  */
 
 export { Outbox } from './outbox.js';
-export type { OutboxOptions } from './outbox.js';
+export type { OutboxOptions, OutboxFailedRow } from './outbox.js';
+export { OutboxRowError } from './row.js';
 export { OutboxRelay } from './relay.js';
 export type { OutboxRelayOptions, RelayStep } from './relay.js';
 export { migrateOutbox, OUTBOX_SCHEMA_VERSION } from './migrate.js';

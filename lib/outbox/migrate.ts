@@ -14,6 +14,11 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
     job jsonb NOT NULL,             -- the prepared job (name, data, options) as the engine hands it to Store.add
     created_ms bigint NOT NULL      -- the database clock at write: a delay counts from here, not from the relay
   )`,
+  // Poison rows: a row whose relay fails for good is counted, then set aside (failed_ms) so later rows move on.
+  (s) => `ALTER TABLE ${s}.outbox
+    ADD COLUMN attempts integer NOT NULL DEFAULT 0,   -- relays of this row Redis refused (outages are not counted)
+    ADD COLUMN last_error text,                       -- the last refusal's message
+    ADD COLUMN failed_ms bigint                       -- set aside at this time after maxAttempts: the relay skips it until retried`,
 ];
 
 /** The outbox schema version this Spool writes. */

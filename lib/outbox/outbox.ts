@@ -17,6 +17,22 @@ export type OutboxOptions = ({ readonly pool: Pg.Pool; readonly connectionString
 
 const OPTION_KEYS = ['pool', 'connectionString', 'schema', 'migrate'] as const;
 
+/** An outbox row the relay set aside: Redis refused it `attempts` times (OutboxRelayOptions.maxAttempts). */
+export interface OutboxFailedRow {
+  /** The row's place in the outbox (its order); retry() and discard() take it. */
+  readonly seq: string;
+  readonly queue: string;
+  readonly jobId: string;
+  /** The job's name, when the row holds one. */
+  readonly name: string | null;
+  readonly attempts: number;
+  /** Why Redis (or the relay's check of the row) refused it, the last time. */
+  readonly error: string;
+  /** When it was written, and when it was set aside (epoch ms, the database clock). */
+  readonly createdAt: number;
+  readonly failedAt: number;
+}
+
 /**
  * Transactional enqueue for a Redis store: given as RedisStore option
  * `outbox`, `queue.add(name, data, { tx })` writes the job as a row of this
@@ -61,8 +77,23 @@ export class Outbox implements OutboxWriter {
   /** Opens the pool (when the outbox owns it) and creates or upgrades the table (option `migrate`). Idempotent. */
   async connect(): Promise<Pg.Pool> {
     if (this.pool === undefined) {
-      this.pool = this.given ?? new (await loadPg()).Pool({ connectionString: this.connectionString!, max: 3 });
-      if (this.migrateOnConnect) await migrateOutbox(this.pool, this.schema);
+      if (this.given === undefined) {
+        const pool = new (await loadPg()).Pool({ connectionString: this.connectionString!, max: 3 });
+        // An idle client's error (PostgreSQL restarted) must not crash the process: the pool drops it, the next query reconnects.
+        pool.on('error', () => undefined);
+        this.pool = pool;
+      } else {
+        this.pool = this.given;
+      }
+      if (this.migrateOnConnect) {
+        // One connection for the migration's transaction: BEGIN ... COMMIT through the pool could run on several.
+        const client = await this.pool.connect();
+        try {
+          await migrateOutbox(client, this.schema);
+        } finally {
+          client.release();
+        }
+      }
     }
     return this.pool;
   }
@@ -72,6 +103,51 @@ export class Outbox implements OutboxWriter {
     const pool = this.pool;
     this.pool = undefined;
     if (pool !== undefined && pool !== this.given) await pool.end();
+  }
+
+  /** The rows set aside as failed, oldest first (at most `limit`, default 100). */
+  async failed(limit = 100): Promise<OutboxFailedRow[]> {
+    const pool = await this.connect();
+    const { rows } = await pool.query<Record<string, unknown>>(
+      `SELECT seq, queue, job_id, job->>'name' AS name, attempts, last_error, created_ms, failed_ms
+         FROM ${this.schema}.outbox WHERE failed_ms IS NOT NULL ORDER BY seq LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      seq: String(r.seq),
+      queue: String(r.queue),
+      jobId: String(r.job_id),
+      name: typeof r.name === 'string' ? r.name : null,
+      attempts: Number(r.attempts),
+      error: String(r.last_error ?? ''),
+      createdAt: Number(r.created_ms),
+      failedAt: Number(r.failed_ms),
+    }));
+  }
+
+  /**
+   * Puts failed rows back in the relay's way (all of them, or those of
+   * `seqs`), attempts reset; they keep their place, so they move before
+   * younger rows. Resolves how many. Fix the cause first (a queue's option,
+   * the row's job), or they are set aside again.
+   */
+  async retry(seqs?: readonly string[]): Promise<number> {
+    return this.onFailed(`UPDATE ${this.schema}.outbox SET failed_ms = NULL, attempts = 0, last_error = NULL`, seqs);
+  }
+
+  /** Deletes failed rows (all, or those of `seqs`): their jobs never reach Redis. Resolves how many. */
+  async discard(seqs?: readonly string[]): Promise<number> {
+    return this.onFailed(`DELETE FROM ${this.schema}.outbox`, seqs);
+  }
+
+  private async onFailed(statement: string, seqs: readonly string[] | undefined): Promise<number> {
+    if (seqs !== undefined && !seqs.every((q) => /^[1-9][0-9]{0,18}$/.test(q))) {
+      throw new InvalidArgumentError('outbox seqs', `must be row numbers as failed() lists them, got ${JSON.stringify(seqs)}`);
+    }
+    const pool = await this.connect();
+    const { rowCount } = await pool.query(`${statement} WHERE failed_ms IS NOT NULL AND ($1::bigint[] IS NULL OR seq = ANY($1::bigint[]))`, [seqs ?? null]);
+    if ((rowCount ?? 0) > 0) await pool.query('SELECT pg_notify($1, \'\')', [this.channel]);
+    return rowCount ?? 0;
   }
 
   /**

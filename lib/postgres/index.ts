@@ -18,5 +18,6 @@ export {
   PostgresSchemaMissingError,
   PostgresCallError,
   PostgresUnavailableError,
+  PostgresConflictError,
   PostgresUnsupportedError,
 } from './errors.js';

@@ -1,4 +1,5 @@
 import type { EventReader, StoredEvent, StreamInfo } from '../store/store.js';
+import { postgresError } from './errors.js';
 import type { Queryable } from './migrate.js';
 
 /** Event ids are "<ms>-<seq>" (the Redis stream id shape QueueEvents accepts); seq is the events table's serial. */
@@ -54,7 +55,16 @@ export class PostgresEventReader implements EventReader {
 
   constructor(private readonly db: () => Queryable, private readonly schema: string, private readonly queue: string) {}
 
+  /** Errors typed as the store's calls are (a restart is PostgresUnavailableError): QueueEvents waits those out. */
   async read(after: string, count: number, blockMs: number): Promise<StoredEvent[]> {
+    try {
+      return await this.poll(after, count, blockMs);
+    } catch (err) {
+      throw postgresError('events read', err);
+    }
+  }
+
+  private async poll(after: string, count: number, blockMs: number): Promise<StoredEvent[]> {
     const until = Date.now() + blockMs;
     const cursor = seqOf(after);
     for (;;) {
@@ -91,7 +101,7 @@ export class PostgresEventReader implements EventReader {
   }
 
   async info(): Promise<StreamInfo | null> {
-    const { rows } = await this.db().query(
+    const { rows } = await this.query(
       `SELECT (SELECT ms || '-' || lpad(seq::text, 16, '0') FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq LIMIT 1) AS first,
               (SELECT ms || '-' || lpad(seq::text, 16, '0') FROM ${this.schema}.events WHERE queue = $1 ORDER BY seq DESC LIMIT 1) AS last,
               (SELECT count(*) FROM ${this.schema}.events WHERE queue = $1) AS length,
@@ -101,6 +111,14 @@ export class PostgresEventReader implements EventReader {
     const r = rows[0];
     if (!r || r.last === null) return null;
     return { first: r.first === null ? null : String(r.first), last: String(r.last), length: Number(r.length), added: Number(r.length) + Number(r.trimmed ?? 0) };
+  }
+
+  private async query(text: string, values: unknown[]): Promise<{ readonly rows: Record<string, unknown>[] }> {
+    try {
+      return await this.db().query(text, values);
+    } catch (err) {
+      throw postgresError('events info', err);
+    }
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import { singleCompletion } from '../store/completion.js';
 import { StoreNotConnectedError } from '../store/errors.js';
 import type * as S from '../store/store.js';
 import { fetchArgs, flowNodeJson, jobJson } from './encode.js';
-import { PostgresCallError, PostgresUnavailableError } from './errors.js';
+import { postgresError, PostgresUnavailableError } from './errors.js';
 import { checkSchema, checkSchemaName, migrateSchema, type Queryable } from './migrate.js';
 import { loadPg } from './peer.js';
 import { PostgresEventReader } from './postgres-events.js';
@@ -33,14 +33,6 @@ export interface PostgresStoreOptions {
 }
 
 const OPTION_KEYS = ['connectionString', 'pool', 'schema', 'migrate', 'poolSize', 'notify'] as const;
-
-/** SQLSTATE classes and socket errors that mean "the server is not there now" rather than "the call is wrong". */
-function unreachable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code))) return true;
-  const message = (err as { message?: unknown } | undefined)?.message;
-  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
-}
 
 /**
  * A Store on PostgreSQL: one `jobs` table with the state as a column, every
@@ -85,7 +77,8 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     if (this.closed) return Promise.reject(new StoreNotConnectedError('connect()'));
     this.connecting ??= this.open().catch((err: unknown) => {
       this.connecting = undefined;
-      throw unreachable(err) ? new PostgresUnavailableError('connect()', err) : err;
+      const typed = postgresError('connect()', err);
+      throw typed instanceof PostgresUnavailableError ? typed : err;
     });
     return this.connecting;
   }
@@ -100,10 +93,15 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     }
     if (this.options.migrate) {
       const client = await this.pool.connect();
+      // Checked out, the client has no listener of the pool's: a connection lost mid-migration fails the next query instead.
+      let lost: Error | undefined;
+      const onLost = (err: Error): void => void (lost = err);
+      client.on('error', onLost);
       try {
         await migrateSchema(client, this.schema);
       } finally {
-        client.release();
+        client.off('error', onLost);
+        client.release(lost);
       }
     } else {
       await checkSchema(this.pool, this.schema);
@@ -129,7 +127,7 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
       const { rows } = await db.query(`SELECT ${this.schema}.${fn}(${params}) AS r`, [...args]);
       return rows[0]?.r;
     } catch (err) {
-      throw unreachable(err) ? new PostgresUnavailableError(fn, err) : new PostgresCallError(fn, err);
+      throw postgresError(fn, err);
     }
   }
 
@@ -139,7 +137,7 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
     try {
       return await body(db, this.schema);
     } catch (err) {
-      throw unreachable(err) ? new PostgresUnavailableError(what, err) : new PostgresCallError(what, err);
+      throw postgresError(what, err);
     }
   }
 
@@ -225,6 +223,10 @@ export class PostgresStore extends PostgresStoreOps implements S.Store {
 
   async release(queue: string, lease: S.Lease): Promise<S.ReleaseOutcome> {
     return (await this.call('release', [queue, lease.id, lease.token])) as S.ReleaseOutcome;
+  }
+
+  async sampleGauges(queue: string): Promise<boolean> {
+    return (await this.call('sample_gauges', [queue])) === true;
   }
 
   async promote(queue: string, limit: number): Promise<S.PromoteOutcome> {

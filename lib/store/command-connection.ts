@@ -53,7 +53,7 @@ export class CommandConnection {
   connect(wait: boolean): Promise<void> {
     if (this.state === 'connected') return Promise.resolve();
     if (this.state === 'closed') return Promise.reject(new StoreNotConnectedError('connect()'));
-    this.connecting ??= this.open(wait).finally(() => {
+    this.connecting ??= (wait ? this.openRetrying() : this.open(false)).finally(() => {
       this.connecting = undefined;
     });
     return this.connecting;
@@ -81,6 +81,25 @@ export class CommandConnection {
     if (client && this.ownsClient && client.isOpen) await client.close().catch(() => client.destroy());
   }
 
+  /**
+   * open(true) until it succeeds or the store is closed. NOTE: a plain
+   * client's connect() rides out refused connections by itself, but through
+   * Sentinel node-redis gives up after 16 rediscoveries (about 17 s) of a
+   * master that is not there: waiting means trying again with a new client.
+   */
+  private async openRetrying(): Promise<void> {
+    for (;;) {
+      if (this.closed) throw new StoreNotConnectedError('connect()');
+      try {
+        return await this.open(true);
+      } catch (err) {
+        if (this.closed || !this.ownsClient || !(err instanceof RedisUnavailableError)) throw err;
+        this.logger.warn(`${err.message}; trying again`);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_OPEN_MS));
+      }
+    }
+  }
+
   private async open(wait: boolean): Promise<void> {
     const raw = openClient(this.connection);
     for (const problem of clientOptionProblems(raw)) this.logger.warn(`RedisStore client: ${problem}`);
@@ -90,7 +109,7 @@ export class CommandConnection {
     if (!client.isOpen) {
       this.opening = client;
       try {
-        await (wait ? this.openWaiting(client) : openOnce(client));
+        await (wait ? this.openWaiting(client) : openOnce(client, this.clock.timeoutMs));
       } catch (err) {
         if (this.ownsClient) client.destroy();
         throw new RedisUnavailableError('RedisStore connect()', err);
@@ -140,6 +159,9 @@ export class CommandConnection {
   }
 }
 
+/** The pause between two waiting connects whose client gave up (Sentinel). */
+const RETRY_OPEN_MS = 1000;
+
 /** A server check that met a silent server names connect(), not the command it sent. */
 function nameTimeout(err: unknown): never {
   throw err instanceof CommandTimeoutError ? err.about('RedisStore connect() (server checks)') : err;
@@ -147,19 +169,30 @@ function nameTimeout(err: unknown): never {
 
 /**
  * One attempt to connect: the first connection error fails the call (node-redis
- * would otherwise retry for ever inside connect()).
+ * would otherwise retry for ever inside connect()), and so does no connection
+ * within `timeoutMs` (commandTimeoutMs): a server that accepts the socket but
+ * answers nothing (a hung or SIGSTOPped process) would hold the handshake for
+ * ever, and through Sentinel a master that is down or not started yet is
+ * retried by node-redis without an `error` event (16 rediscoveries a second
+ * apart before its connect() gives up).
  */
-async function openOnce(client: RedisClientLike): Promise<void> {
+export async function openOnce(client: RedisClientLike, timeoutMs = 0): Promise<void> {
   let onError: ((err: Error) => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
   const refused = new Promise<never>((_, reject) => {
     onError = reject;
     client.on('error', onError);
+    if (timeoutMs > 0) {
+      const silent = `no connection within ${timeoutMs} ms (commandTimeoutMs): the server (through Sentinel, the master it names) refused, or accepted and answered nothing`;
+      timer = setTimeout(() => reject(new Error(silent)), timeoutMs);
+    }
   });
   const connecting = client.connect();
   connecting.catch(() => undefined);
   try {
     await Promise.race([connecting, refused]);
   } finally {
+    clearTimeout(timer);
     client.off('error', onError!);
   }
 }

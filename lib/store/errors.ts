@@ -2,14 +2,25 @@ import { StoreError } from './store.js';
 
 export { StoreError } from './store.js';
 
-/** The store is used before connect() or after disconnect(). */
+/**
+ * The store is used before connect() or after disconnect().
+ *
+ * Do: `await store.connect()` before using a store you built yourself, and
+ * stop calling it once it is disconnected.
+ */
 export class StoreNotConnectedError extends StoreError {
   constructor(what: string) {
     super(`${what}: the store is not connected; call await store.connect() first`, true);
   }
 }
 
-/** A script ran and Redis answered with an error. Out of memory is worth waiting out; the rest are not. */
+/**
+ * A script ran and Redis answered with an error. Out of memory is worth waiting out; the rest are not.
+ *
+ * Do: read Redis's answer in the message; unless it is out of memory,
+ * repeating will not help: check that nothing else edits Spool's keys, and
+ * report it with the message.
+ */
 export class ScriptError extends StoreError {
   constructor(readonly script: string, cause: unknown) {
     const message = cause instanceof Error ? cause.message : String(cause);
@@ -17,7 +28,12 @@ export class ScriptError extends StoreError {
   }
 }
 
-/** A reply that does not have the shape its script documents: a bug, or a foreign script under the same name. */
+/**
+ * A reply that does not have the shape its script documents: a bug, or a foreign script under the same name.
+ *
+ * Do: check that no other code loads scripts or writes keys under Spool's
+ * prefix; otherwise report it as a bug, with the message.
+ */
 export class ReplyShapeError extends StoreError {
   constructor(script: string, detail: string) {
     super(`unexpected reply from script ${script}: ${detail}`, true);
@@ -27,7 +43,10 @@ export class ReplyShapeError extends StoreError {
 /**
  * A flow add took longer than the sweep grace between writing its parts and
  * committing them, and a sweep discarded it as abandoned: nothing of the tree
- * was kept or ran. Adding it again is safe.
+ * was kept or ran.
+ *
+ * Do: add the flow again (safe, nothing was kept); if it recurs, look for
+ * what slows the add (a slow or distant Redis, a blocked event loop).
  */
 export class FlowAddAbandonedError extends StoreError {
   constructor(graceMs: number) {
@@ -39,10 +58,13 @@ export class FlowAddAbandonedError extends StoreError {
  * Redis cannot be reached (down, refusing connections, or the connection is
  * being re-established). Not permanent: a worker waits it out; a producer's
  * add() gets this at once instead of queueing commands offline for ever.
+ *
+ * Do: check that Redis runs and the connection (URL, Sentinel, TLS) is
+ * right; retry the add later, with the same jobId to stay idempotent.
  */
 export class RedisUnavailableError extends StoreError {
-  /** `message` replaces the sentence for a subclass that knows more (CommandTimeoutError). */
-  constructor(what: string, cause?: unknown, message?: string) {
+  /** `what`: the call or connection that failed. `message` replaces the sentence for a subclass that knows more (CommandTimeoutError). */
+  constructor(readonly what: string, cause?: unknown, message?: string) {
     // Duck-typed: socket errors may come from another realm (vm contexts), where instanceof Error fails.
     const causeMessage = (cause as { message?: unknown } | undefined)?.message;
     const detail = typeof causeMessage === 'string' && causeMessage ? `: ${causeMessage}` : '';
@@ -55,11 +77,13 @@ export class RedisUnavailableError extends StoreError {
  * that drops packets without a reset): the call was sent, so it may or may
  * not have taken effect. A RedisUnavailableError, so every handler of an
  * unreachable Redis (workers' retries, the HTTP filter's 503, the outage log)
- * treats it as one; retrying is safe where the call is idempotent, as an add
- * with the same jobId is.
+ * treats it as one.
+ *
+ * Do: retry the call; an add with the same jobId is idempotent (without a
+ * jobId it may add the job twice). Raise `commandTimeoutMs` if Redis is only slow.
  */
 export class CommandTimeoutError extends RedisUnavailableError {
-  constructor(readonly what: string, readonly timeoutMs: number) {
+  constructor(override readonly what: string, readonly timeoutMs: number) {
     super(
       what,
       undefined,
@@ -77,7 +101,10 @@ export class CommandTimeoutError extends RedisUnavailableError {
 /**
  * Redis reached maxmemory with the noeviction policy and refused a write.
  * The script refused wrote nothing (Redis refuses a script at its first
- * write only). Free memory or raise maxmemory; workers keep finishing jobs.
+ * write only); workers keep finishing jobs.
+ *
+ * Do: raise maxmemory or free memory (shorter retention, purge finished
+ * jobs), then retry the call.
  */
 export class RedisOutOfMemoryError extends StoreError {
   constructor(readonly script: string, cause: unknown) {

@@ -35,7 +35,7 @@ export interface QueueKeys {
   readonly meta: string;
   /** Wake-hint budget that workers spend before they look for work (string integer, 60 s TTL). */
   readonly hint: string;
-  /** Idle-worker marker; `idle + ':push'` names the idle worker an add may hand its new jobs to (lua/includes/push). */
+  /** Idle-worker marker; `idle + ':push'` names the idle worker an add may hand its new jobs to, `idle + ':pushed:' + worker id` holds them (lua/includes/push). */
   readonly idle: string;
   /** Prefix of job hashes: `jobPrefix + id`. */
   readonly jobPrefix: string;
@@ -217,9 +217,9 @@ export function channels(prefix: string): Channels {
   return { sched: `${prefix}:sched`, owls: `${prefix}:owls`, done: `${prefix}:done` };
 }
 
-/** The channel of one worker's pushes: the jobs an add leased to it (lua/includes/push-jobs.lua publishes there). */
-export function pushChannel(c: Channels, workerId: string): string {
-  return `${c.sched}:push:${workerId}`;
+/** One worker's push list: the jobs an add leased to it (lua/includes/push appends them; the worker waits on it in BLPOP). */
+export function pushList(k: QueueKeys, workerId: string): string {
+  return `${k.idle}:pushed:${workerId}`;
 }
 
 /** The index that holds jobs in `state` (ungrouped waiting jobs only, for 'waiting'). */

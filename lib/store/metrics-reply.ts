@@ -7,6 +7,9 @@ import type { JobCounts, MetricsRecord, MinuteCounts, MinuteRecord } from './sto
 export const DURATION_BUCKETS = 22;
 
 const MINUTE_MS = 60_000;
+/** The minute's gauge samples (lua/gauges.lua): oldest waiting age and delayed lag, ms. */
+export const GAUGE_WAITING = 'gw';
+export const GAUGE_LAG = 'gl';
 
 /** Decodes lua/metrics.lua's reply: {now, oldestWaitingSince, earliestDelayedAt, minute, 60 hashes}. */
 export function decodeMetrics(counts: JobCounts, reply: RawReply): MetricsRecord {
@@ -59,7 +62,18 @@ export function minuteOfFields(at: number, fields: Iterable<readonly [string, nu
   const total = new Tally();
   const other = new Tally();
   const names = new Map<string, Tally>();
+  let oldestWaitingMs: number | null = null;
+  let delayedLagMs: number | null = null;
   for (const [field, n] of fields) {
+    // The gauge samples (lua/gauges.lua) are values, not counts: never summed nor split by name.
+    if (field === GAUGE_WAITING) {
+      oldestWaitingMs = n;
+      continue;
+    }
+    if (field === GAUGE_LAG) {
+      delayedLagMs = n;
+      continue;
+    }
     total.add(field.split(':', 1)[0]!, n);
     const colon = field.indexOf(':');
     if (colon < 0) {
@@ -73,7 +87,7 @@ export function minuteOfFields(at: number, fields: Iterable<readonly [string, nu
   }
   const byName = new Map<string, MinuteCounts>();
   for (const [name, tally] of names) byName.set(name, tally.counts());
-  return { at, ...total.counts(), byName, otherNames: other.counts() };
+  return { at, ...total.counts(), byName, otherNames: other.counts(), oldestWaitingMs, delayedLagMs };
 }
 
 function optionalTime(value: RawReply | undefined): number | null {

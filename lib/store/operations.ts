@@ -23,6 +23,10 @@ export interface MinuteRecord extends MinuteCounts {
   readonly byName: ReadonlyMap<string, MinuteCounts>;
   /** The jobs of every other name (and counts from before names were counted). */
   readonly otherNames: MinuteCounts;
+  /** Oldest waiting age sampled in this minute (Store.sampleGauges, field gw), ms; null: no sample. */
+  readonly oldestWaitingMs: number | null;
+  /** Delayed lag sampled in this minute (field gl), ms; null: no sample. */
+  readonly delayedLagMs: number | null;
 }
 
 /** What getMetrics reads from the store in one call. */

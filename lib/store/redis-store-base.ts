@@ -6,7 +6,8 @@ import type { NotifyAdapter, Unsubscribe } from '../notify/notify-adapter.js';
 import { RedisNotify, type SubscriberClient } from '../notify/redis-notify.js';
 import { CommandConnection, type RedisConnection } from './command-connection.js';
 import { noteCarrier } from './announced.js';
-import { channels, keyCache, pushChannel, type Channels, type QueueKeys } from './keys.js';
+import { channels, keyCache, pushList, type Channels, type QueueKeys } from './keys.js';
+import { PushReceiver } from './push-receiver.js';
 import { mappingUnavailable, type RedisClientLike } from './redis-client.js';
 import { grantRedisAccess } from './redis-access.js';
 import { RedisFlows } from './redis-flows.js';
@@ -43,6 +44,8 @@ export class RedisStoreBase implements AsyncDisposable {
     keysOf: (queue) => this.keysOf(queue),
   });
   private readonly ownsNotify: boolean;
+  /** Workers' push receivers, each on a connection of its own: a disconnect closes those still open. */
+  private readonly receivers = new Set<PushReceiver>();
   private readonly connection: CommandConnection;
   private readonly runner: ScriptRunner;
   private readonly channels: Channels;
@@ -108,14 +111,16 @@ export class RedisStoreBase implements AsyncDisposable {
   }
 
   /**
-   * Jobs an add leased straight to this idle worker (lua/includes/push), on
-   * its push channel (pushChannel) of the store's own pub/sub
-   * connection; undefined when wake-ups travel another way (a notify adapter
-   * passed in, e.g. NATS): the worker claims instead.
+   * Jobs an add leased straight to this idle worker (lua/includes/push), from
+   * its push list (pushList), popped on a connection of its own
+   * (PushReceiver); undefined when wake-ups travel another way (a notify
+   * adapter passed in, e.g. NATS): the worker claims instead. Unsubscribing
+   * takes what the list still holds first (call it after stopPushes).
    */
   async onPushed(queue: string, workerId: string, listener: (jobs: JobRecord[]) => void): Promise<Unsubscribe | undefined> {
     if (!this.ownsNotify || !(this.notify instanceof RedisNotify)) return undefined;
-    return this.notify.onChannel(pushChannel(this.channels, workerId), (message) => {
+    const key = pushList(this.keysOf(queue), workerId);
+    const take = (message: string): void => {
       let jobs: JobRecord[];
       try {
         jobs = decodeClaimed('push', list('push', JSON.parse(message) as RawReply));
@@ -125,7 +130,15 @@ export class RedisStoreBase implements AsyncDisposable {
         return;
       }
       listener(jobs);
-    });
+    };
+    const denied = (err: unknown): void => this.logger.warn(`worker ${workerId} of queue "${queue}" may not BLPOP its push list (add +blpop to its ACL user): it claims its jobs instead: ${err instanceof Error ? err.message : String(err)}`);
+    const receiver = await PushReceiver.open(this.call('onPushed').duplicate(), key, (args) => this.call('onPushed').sendCommand(args), take, denied);
+    if (!receiver) return undefined;
+    this.receivers.add(receiver);
+    return async () => {
+      this.receivers.delete(receiver);
+      await receiver.stop();
+    };
   }
 
   /** The worker takes no more pushes: drops its name (push-off.lua) before it stops listening. */
@@ -138,6 +151,9 @@ export class RedisStoreBase implements AsyncDisposable {
     if (this.connection.closed) return;
     this.outage.close();
     await this.connection.stop();
+    // A worker still running when its store disconnects: its pushes come back when their leases expire.
+    for (const receiver of this.receivers) receiver.abandon();
+    this.receivers.clear();
     if (this.ownsNotify) await this.notify.close();
     await this.connection.close();
   }

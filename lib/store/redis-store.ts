@@ -201,6 +201,10 @@ export class RedisStore extends RedisStoreBase implements Store {
     return decodeMetrics(counts, raw);
   }
 
+  async sampleGauges(queue: string): Promise<boolean> {
+    return Number(await this.run('gauges', queue, [])) === 1;
+  }
+
   async pausedNames(queue: string): Promise<string[]> {
     return reads.readPausedNames(this.call('pausedNames'), this.keysOf(queue));
   }

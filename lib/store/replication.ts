@@ -8,9 +8,11 @@ import type { ScriptName } from './scripts.js';
  * A write was not confirmed by a replica (durability 'replicated'): none
  * confirmed it within replicationTimeoutMs, or the master that ran it was
  * demoted to a replica before WAIT (a failover while the write was in
- * flight, which may have lost it). Retryable: the write may or may not
- * survive; adding again with the same jobId is safe (idempotent), and a
+ * flight, which may have lost it). The write may or may not survive; a
  * worker repeats its completion (checked against the job's lease token).
+ *
+ * Do: retry the add with the same jobId (idempotent); check the replicas
+ * (`INFO replication`), or raise `replicationTimeoutMs`.
  */
 export class ReplicationTimeoutError extends StoreError {
   constructor(

@@ -63,6 +63,7 @@ export const SCRIPTS = {
   configure: { file: 'configure', queue: true, keys: [], argv: [], argvRest: 'pairs: field, value' },
   counts: { file: 'counts', queue: true, keys: [], argv: [] },
   metrics: { file: 'metrics', queue: true, keys: [], argv: [] },
+  gauges: { file: 'gauges', queue: true, keys: [], argv: [] },
   waitingIds: { file: 'waiting-ids', queue: true, keys: [], argv: ['start position', 'end position'] },
   extend: { file: 'extend', queue: false, keys: ['active'], rest: 'one job hash per lease', argv: ['lease duration ms'], argvRest: 'pairs: job id, lease token' },
   progress: { file: 'progress', queue: false, keys: ['job'], argv: ['lease token', 'progress'] },

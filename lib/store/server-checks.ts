@@ -3,7 +3,12 @@ import { SpoolError } from '../common/errors.js';
 import type { SpoolLogger } from '../logger.js';
 import type { RedisClientLike } from './redis-client.js';
 
-/** The server cannot run Spool (too old), or breaks a setting you required (requireNoEviction). */
+/**
+ * The server cannot run Spool (too old), or breaks a setting you required (requireNoEviction).
+ *
+ * Do: upgrade to Redis 7.0 or newer; for requireNoEviction, set
+ * `maxmemory-policy noeviction` (and grant +info or +config|get), or drop the option.
+ */
 export class UnsupportedServerError extends SpoolError {}
 
 /** Reads one `field:value` line of an INFO reply. */

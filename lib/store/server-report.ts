@@ -174,6 +174,7 @@ export function roleCommands(role: AclRole, keys: { readonly meta: string; reado
   ];
   if (role === 'producer') return scripts;
   // GETDEL: each heartbeat takes a pause or resume asked of the worker (redis-store-base takeWorkerRequest).
-  if (role === 'worker') return [...scripts, ['GETDEL', k], ['SUBSCRIBE', channels.sched], ['SUBSCRIBE', channels.owls], ['SUBSCRIBE', channels.done]];
+  // BLPOP (and RPUSH, its stop marker): an idle worker waits for pushes on its own list (push-receiver).
+  if (role === 'worker') return [...scripts, ['GETDEL', k], ['BLPOP', k, '1'], ['RPUSH', k, 'v'], ['SUBSCRIBE', channels.sched], ['SUBSCRIBE', channels.owls], ['SUBSCRIBE', channels.done]];
   return [...scripts, ['SCAN', '0', 'MATCH', `{${prefix}:*`], ['XREAD', 'COUNT', '1', 'STREAMS', keys.events, '0'], ['SUBSCRIBE', channels.done]];
 }

@@ -17,7 +17,12 @@ import { StoreError } from './store.js';
  * shards simply follow their slots to whichever master now owns them.
  */
 
-/** The stored placement of another shard count than the caller's. */
+/**
+ * The queue is sharded over another number of shards than the caller's `shards`.
+ *
+ * Do: pass `shards: stored` to every Queue, Worker and QueueEvents of the
+ * queue; the count is fixed when a queue is first sharded.
+ */
 export class ShardCountMismatchError extends StoreError {
   constructor(readonly queue: string, readonly stored: number, readonly wanted: number) {
     super(

@@ -4,7 +4,11 @@ import { LeaseShards, shardIndex } from './shard-route.js';
 import { ShardedNotify } from './sharded-notify.js';
 import { ShardedSchedulers } from './sharded-schedulers.js';
 
-/** A flow names a sharded queue: flows cross queues through one parent hash each, which a sharded queue does not have. */
+/**
+ * A flow names a sharded queue: flows cross queues through one parent hash each, which a sharded queue does not have.
+ *
+ * Do: put the flow's jobs on queues without `shards`.
+ */
 export class ShardedFlowError extends StoreError {
   constructor(readonly queue: string) {
     super(`queue "${queue}" is sharded: flows cannot add jobs to it; give the flow's jobs a queue without shards`, true);

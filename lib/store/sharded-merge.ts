@@ -14,6 +14,11 @@ function earliest(values: readonly (number | null)[]): number | null {
   return known.length === 0 ? null : Math.min(...known);
 }
 
+function largest(values: readonly (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length === 0 ? null : Math.max(...known);
+}
+
 function sumMinuteCounts(same: readonly MinuteCounts[]): MinuteCounts {
   const sum = (field: 'completed' | 'failed' | 'deadLettered' | 'retried' | 'stalled' | 'durationSum'): number => same.reduce((n, m) => n + m[field], 0);
   const buckets = Math.max(0, ...same.map((m) => m.durations.length));
@@ -43,6 +48,9 @@ function sumMinutes(lists: readonly (readonly MinuteRecord[])[]): MinuteRecord[]
       ...sumMinuteCounts(same),
       byName: new Map([...names].map(([name, counts]) => [name, sumMinuteCounts(counts)])),
       otherNames: sumMinuteCounts(same.map((m) => m.otherNames)),
+      // The queue's oldest waiting job and its most lagging delayed one are the worst shard's.
+      oldestWaitingMs: largest(same.map((m) => m.oldestWaitingMs)),
+      delayedLagMs: largest(same.map((m) => m.delayedLagMs)),
     };
   });
 }

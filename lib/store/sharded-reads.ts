@@ -114,6 +114,11 @@ export abstract class ShardedReads extends ShardedBase {
     return sumCounts(await this.each((name) => this.base.getCounts(name)));
   }
 
+  async sampleGauges(queue: string): Promise<boolean> {
+    if (queue !== this.queue) return this.base.sampleGauges(queue);
+    return (await this.each((name) => this.base.sampleGauges(name))).some(Boolean);
+  }
+
   async getMetrics(queue: string): Promise<MetricsRecord> {
     if (queue !== this.queue) return this.base.getMetrics(queue);
     return mergeMetrics(await this.each((name) => this.base.getMetrics(name)));

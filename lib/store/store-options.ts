@@ -55,6 +55,7 @@ export interface RedisStoreOptions {
    * Counted from the call's start or the connection's last reply, whichever
    * is later, so a long pipeline that keeps answering is not cut. Workers'
    * blocking reads (the subscriber, QueueEvents' XREAD) are not bounded.
+   * A connect() that does not wait for Redis is bounded by it too.
    * Default 5,000 (plus replicationTimeoutMs with durability 'replicated':
    * commands queued behind a WAIT wait that long too).
    */

@@ -288,6 +288,12 @@ export interface Store extends WorkerRegistry, Partial<WorkerRequests>, JobChang
   getCounts(queue: string): Promise<JobCounts>;
   /** Counts, ages and the per-minute counters of the last hour, read in a bounded number of commands. */
   getMetrics(queue: string): Promise<MetricsRecord>;
+  /**
+   * Samples the two gauges (oldest waiting age, delayed lag) into the current minute's metrics, once: true when
+   * this call took the sample, false when the minute had one. Workers call it from their heartbeat, at most
+   * once a minute each; the cost is getMetrics' age read, never per job.
+   */
+  sampleGauges(queue: string): Promise<boolean>;
   /** Ids in one state index, oldest first (by index score); waiting: the ungrouped jobs in claim order, across both lanes (lua/includes/waiting-lanes). */
   listIds(queue: string, state: JobState, start: number, end: number): Promise<string[]>;
   /** Names of the queues under this store's prefix, sorted, found by scanning the keyspace: for operators' tools, never a hot path. */
@@ -336,6 +342,9 @@ export interface Store extends WorkerRegistry, Partial<WorkerRequests>, JobChang
  * contract: `permanent` tells the engine whether repeating the call can
  * help. Any other error (a dropped connection) is worth repeating; a refused
  * script or a closed store is not.
+ *
+ * Do: when `permanent` is false, repeat the call later (workers do); when
+ * true, repeating cannot help: act on the message.
  */
 export class StoreError extends SpoolError {
   constructor(message: string, readonly permanent: boolean, options?: ErrorOptions) {

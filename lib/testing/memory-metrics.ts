@@ -1,4 +1,4 @@
-import { minuteOfFields } from '../store/metrics-reply.js';
+import { GAUGE_LAG, GAUGE_WAITING, minuteOfFields } from '../store/metrics-reply.js';
 import type { JobCounts, MetricsRecord, MinuteRecord } from '../store/store.js';
 import type { Ctx } from './memory-moves.js';
 import type { MemQueue } from './memory-state.js';
@@ -85,8 +85,8 @@ export function metricDead(ctx: Ctx, name: string): void {
   count(ctx, `d${suffix(ctx, name)}`);
 }
 
-/** metrics.lua: the oldest ready job among the first of each line, the earliest delayed job, the last 60 minutes. */
-export function metricsOf(q: MemQueue, now: number, counts: JobCounts): MetricsRecord {
+/** includes/waiting-age: the oldest ready job among the first of each line (runAt), null when none waits. */
+function oldestWaiting(q: MemQueue): number | null {
   let oldest: number | null = null;
   const consider = (id: string | undefined): void => {
     const runAt = id === undefined ? undefined : q.jobs.get(id)?.runAt;
@@ -112,10 +112,26 @@ export function metricsOf(q: MemQueue, now: number, counts: JobCounts): MetricsR
   }
   consider(q.fifo[0]);
   for (const gid of q.ring.slice(0, 16)) consider(q.groups.get(gid)?.wait.first()?.[0]);
+  return oldest;
+}
+
+/** metrics.lua: the oldest ready job, the earliest delayed job, the last 60 minutes (with their gauge samples). */
+export function metricsOf(q: MemQueue, now: number, counts: JobCounts): MetricsRecord {
   const minute = Math.floor(now / MINUTE);
   const minutes: MinuteRecord[] = [];
   for (let m = minute - 59; m <= minute; m++) minutes.push(minuteOf(m * MINUTE, q.metrics.get(m)));
-  return { counts, now, oldestWaitingSince: oldest, earliestDelayedAt: q.delayed.first()?.[1] ?? null, minutes };
+  return { counts, now, oldestWaitingSince: oldestWaiting(q), earliestDelayedAt: q.delayed.first()?.[1] ?? null, minutes };
+}
+
+/** gauges.lua: the minute's one sample of the oldest waiting age and the delayed lag; false when it had one. */
+export function sampleGaugesOf(ctx: Ctx): boolean {
+  const sampled = ctx.q.metrics.get(Math.floor(ctx.now / MINUTE));
+  if (sampled?.has(GAUGE_WAITING)) return false;
+  const oldest = oldestWaiting(ctx.q);
+  const earliest = ctx.q.delayed.first()?.[1];
+  count(ctx, GAUGE_WAITING, oldest === null ? 0 : Math.max(0, ctx.now - oldest));
+  count(ctx, GAUGE_LAG, earliest === undefined ? 0 : Math.max(0, ctx.now - earliest));
+  return true;
 }
 
 function minuteOf(at: number, h: Map<string, number> | undefined): MinuteRecord {

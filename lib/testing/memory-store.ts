@@ -10,7 +10,7 @@ import { MemoryClock, type ClockMode } from './memory-clock.js';
 import { MemoryEventReader, MemStream } from './memory-events.js';
 import { addFlowNodes, childrenOf, deliver, flushOutboxes, redriveJob, removeJob } from './memory-flows.js';
 import { addJobs, appendLog, passTaken, cancelJob, completeJob, extendLeases, failJob, held, promoteDue, reapExpired, recordData, recordProgress, releaseJob, throttleJob } from './memory-jobs.js';
-import { metricsOf } from './memory-metrics.js';
+import { metricsOf, sampleGaugesOf } from './memory-metrics.js';
 import { importJobs } from './memory-import.js';
 import { pageOf, promoteJobs, purgeOf, redriveMany } from './memory-ops.js';
 import { changeJobIn, drainIn, obliterateIn, watchIn } from './memory-changes.js';
@@ -304,6 +304,8 @@ export class MemoryStore implements S.Store {
   async listQueues(): Promise<string[]> { return [...this.queues.keys()].sort(); }
 
   getMetrics(queue: string): Promise<S.MetricsRecord> { return this.run('getMetrics', queue, ({ q, now }) => metricsOf(q, now, Q.countsOf(q))); }
+
+  sampleGauges(queue: string): Promise<boolean> { return this.run('sampleGauges', queue, (ctx) => sampleGaugesOf(ctx)); }
 
   page(queue: string, query: S.PageQuery): Promise<S.Page> { return this.run('page', queue, ({ q }) => pageOf(q, query)); }
 

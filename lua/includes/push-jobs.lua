@@ -20,7 +20,7 @@ local function spool_push(Q, n, now)
   end
   local jobs = spool_claim(Q, math.min(n, tonumber(slots)), workerId, tonumber(lockMs), now, nil, false)
   if #jobs > 0 then
-    redis.call('PUBLISH', Q.sched .. ':push:' .. workerId, cjson.encode(jobs))
+    spool_push_send(Q, workerId, lockMs, cjson.encode(jobs))
   end
   return #jobs
 end
@@ -91,5 +91,5 @@ end
 local function spool_push_started(Q, to, job, now)
   redis.call('ZADD', Q.active, tostring(now + to.lockMs), to.id)
   spool_events(Q, 'active', SPOOL_ACTIVE_FIELDS, { { to.id, '1' } })
-  redis.call('PUBLISH', Q.sched .. ':push:' .. to.workerId, cjson.encode({ job }))
+  spool_push_send(Q, to.workerId, to.lockMs, cjson.encode({ job }))
 end

@@ -12,11 +12,19 @@
   One worker at a time: the jobs a push does not take wake the other idle
   workers as before (includes/wake).
 
-  The channel is <sched channel>:push:<worker id>; the message is the JSON
-  array of the claimed job hashes (as a claim's reply carries them). A push
-  the worker never hears (its subscriber connection dropped, or it died
-  while named) is a lease like any other: it expires, and the reaper hands
-  the job back (counted as a stall).
+  The message is the JSON array of the claimed job hashes (as a claim's
+  reply carries them), appended to the worker's push list
+  idle..':pushed:'..<worker id>, on which the worker waits in BLPOP on a
+  connection of its own (lib/store/push-receiver.ts). A list rather than a
+  pub/sub channel, for latency: Redis answers a client blocked on a key
+  right after the script, before the add's own reply goes out, so the
+  worker reads its job first (a published message went out after the
+  reply, and the producer's reply was read first in a process that runs
+  both); and a push made while the worker's connection is down waits in
+  the list instead of being lost. The list expires with the lease (a
+  worker that died while named leaves nothing behind for long). A push the
+  worker never takes (it died) is a lease like any other: it expires, and
+  the reaper hands the job back (counted as a stall).
 ]]
 
 local function spool_push_key(Q)
@@ -26,6 +34,14 @@ end
 -- Names the worker whose claim ran dry as the one the next add pushes to.
 local function spool_push_register(Q, workerId, lockMs, slots)
   redis.call('SET', spool_push_key(Q), workerId .. '|' .. lockMs .. '|' .. slots, 'PX', lockMs)
+end
+
+-- Appends one push message to the worker's list; the list lives as long as the lease it carries
+-- (EXPIRE in whole seconds, rounded up: the ACL line of docs/operations/connections grants expire).
+local function spool_push_send(Q, workerId, lockMs, message)
+  local key = Q.idle .. ':pushed:' .. workerId
+  redis.call('RPUSH', key, message)
+  redis.call('EXPIRE', key, math.ceil(tonumber(lockMs) / 1000))
 end
 
 -- The worker is not idle (any more): drops the name if it is this worker's. Returns 1 when dropped.

@@ -100,3 +100,26 @@ BEGIN
     PERFORM @schema@.metric_add(p_queue, p_now, f, v::bigint);
   END LOOP;
 END $$;
+
+-- gauges.lua: the minute's one sample of the oldest waiting age (gw) and the delayed lag (gl), ms, as two rows of
+-- the minute's counters (promote() deletes them with it). A worker's heartbeat calls it at most once a minute; a
+-- later call in the same minute finds the sample and leaves it (ON CONFLICT DO NOTHING). True when it sampled.
+CREATE OR REPLACE FUNCTION @schema@.sample_gauges(p_queue text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  now bigint := @schema@.now_ms();
+  oldest bigint;
+  earliest bigint;
+  added integer;
+BEGIN
+  IF EXISTS (SELECT 1 FROM @schema@.metrics WHERE queue = p_queue AND minute = now / 60000 AND field = 'gw') THEN
+    RETURN false;
+  END IF;
+  SELECT min(run_at) INTO oldest FROM @schema@.jobs WHERE queue = p_queue AND state = 'waiting';
+  SELECT min(run_at) INTO earliest FROM @schema@.jobs WHERE queue = p_queue AND state = 'delayed';
+  INSERT INTO @schema@.metrics (queue, minute, field, n)
+  VALUES (p_queue, now / 60000, 'gw', greatest(0, now - coalesce(oldest, now))),
+         (p_queue, now / 60000, 'gl', greatest(0, now - coalesce(earliest, now)))
+  ON CONFLICT (queue, minute, field) DO NOTHING;
+  GET DIAGNOSTICS added = ROW_COUNT;
+  RETURN added > 0;
+END $$;

@@ -82,6 +82,33 @@ describe('spool schedulers / metrics / workers', () => {
     expect((await runCli(['metrics', 'mail', '--minutes', '61'], env)).code).toBe(2);
   });
 
+  it('metrics: the oldest waiting and delayed lag samples per minute, in the table and in --json', async () => {
+    const slow = new Queue('slow', { store });
+    await slow.add('waits', {});
+    await slow.add('later', {}, { delay: 5 });
+    // Both run-at times are at most `stored` (+5 ms for the delayed job): the ages are bounded from it.
+    const stored = Date.now();
+    await waitFor(() => Date.now() > stored + 30, { message: 'the delayed job due (no worker promotes it)' });
+    // What a worker's heartbeat does once a minute.
+    await store.sampleGauges('slow');
+    const json = JSON.parse((await runCli(['metrics', 'slow', '--json'], env)).stdout) as { minutes: { at: number; oldestWaitingMs: number | null; delayedLagMs: number | null }[] };
+    const sampled = json.minutes.filter((m) => m.oldestWaitingMs !== null);
+    expect(sampled).toHaveLength(1);
+    expect(sampled[0]!.oldestWaitingMs).toBeGreaterThanOrEqual(30);
+    expect(sampled[0]!.delayedLagMs).toBeGreaterThanOrEqual(20);
+    expect(json.minutes.filter((m) => m.oldestWaitingMs === null && m.delayedLagMs === null)).toHaveLength(59);
+    const human = (await runCli(['metrics', 'slow', '--minutes', '60'], env)).stdout;
+    expect(human).toMatch(/│ minute\s+│ completed\s+│ failed attempts\s+│ dead\s+│ p50\s+│ p99\s+│ oldest waiting\s+│ delayed lag\s+│/);
+    const hhmm = new Date(sampled[0]!.at).toISOString().slice(11, 16);
+    const cells = human.split('\n').find((l) => l.startsWith(`│ ${hhmm} `))!.split('│').map((c) => c.trim());
+    const shown = (v: number): string => (v < 1000 ? `${v}ms` : `${Math.floor(v / 1000)}s`);
+    expect(cells.slice(7, 9)).toEqual([shown(sampled[0]!.oldestWaitingMs!), shown(sampled[0]!.delayedLagMs!)]);
+    // A minute without a sample says so rather than 0.
+    const others = human.split('\n').filter((l) => /^│ \d\d:\d\d /.test(l) && !l.startsWith(`│ ${hhmm} `));
+    expect(others).toHaveLength(59);
+    expect(others.map((l) => l.split('│').map((c) => c.trim()).slice(7, 9))).toEqual(others.map(() => ['-', '-']));
+  });
+
   it('workers: every queue\'s workers in one table without a queue argument', async () => {
     const w = new Worker('billing', async () => 'ok', { store, concurrency: 3, logger: silentLogger });
     workers.push(w);

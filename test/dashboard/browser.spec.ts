@@ -229,19 +229,34 @@ describe('dashboard in a real browser (sample app, chromium)', () => {
     expect(await reports.getSchedulers()).toEqual([]);
   });
 
-  it('Metrics page: figures and two charts with axes in their units', async () => {
+  it('Metrics page: figures and four charts with axes in their units, the gauge history among them', async () => {
+    // The emails worker's heartbeat samples the gauges once a minute (its first beat at start).
+    await waitFor(async () => (await emails.getMetrics()).minutes.some((m) => m.oldestWaitingMs !== null), { message: 'a gauge sample' });
     await page.goto(`${url}/default/emails/metrics`);
     const figures = await page.locator('.figure').allInnerTexts();
     expect(figures.some((f) => /Completed \/h\s*\n\s*\d+/.test(f))).toBe(true);
     expect(figures.some((f) => f.includes('Failed attempts /h') && /retried, \d+ dead-lettered \(jobs\)/.test(f))).toBe(true);
-    expect(await page.locator('figure.mchart').count()).toBe(2);
+    expect(await page.locator('figure.mchart figcaption').allInnerTexts()).toEqual([
+      expect.stringContaining('Throughput per minute'),
+      expect.stringContaining('Handler duration per minute'),
+      expect.stringContaining('Oldest waiting age per minute'),
+      expect.stringContaining('Delayed lag per minute'),
+    ]);
     const throughput = page.locator('figure.mchart').first();
-    expect(await throughput.locator('figcaption').innerText()).toContain('Throughput per minute');
     expect((await throughput.locator('svg text').allTextContents()).filter((t) => t.endsWith('/min')).length).toBeGreaterThanOrEqual(2);
     expect((await throughput.locator('svg text').allTextContents()).filter((t) => /^\d\d:\d\d$/.test(t)).length).toBeGreaterThanOrEqual(5);
     const durations = page.locator('figure.mchart').nth(1);
     expect((await durations.locator('svg text').allTextContents()).some((t) => / ms$| s$/.test(t))).toBe(true);
     expect(await durations.locator('polyline.p50').count()).toBe(1);
+    for (const [nth, cls] of [[2, 'age'], [3, 'lag']] as const) {
+      const chart = page.locator('figure.mchart').nth(nth);
+      const texts = await chart.locator('svg text').allTextContents();
+      // y ticks in time units (round durations), x ticks in UTC minutes.
+      expect(texts.filter((t) => /^\d+ (ms|s|min)( \d+ s)?$/.test(t)).length).toBeGreaterThanOrEqual(3);
+      expect(texts.filter((t) => /^\d\d:\d\d$/.test(t)).length).toBeGreaterThanOrEqual(5);
+      expect(await chart.locator(`circle.${cls}`).count()).toBeGreaterThanOrEqual(1);
+      expect(await chart.locator('p.small').innerText()).toContain('one sample a minute');
+    }
     await page.screenshot({ path: join(SHOTS, 'metrics.png'), fullPage: true });
   });
 
@@ -302,6 +317,86 @@ describe('dashboard in a real browser (sample app, chromium)', () => {
     const id = /^Added job (\S+) /.exec(await flash.innerText())![1]!;
     expect((await emails.getJob(id))?.data).toEqual({ to: 'ada@example.com', subject: 'hello from the dashboard' });
   });
+
+  it('queue switcher: Go opens the chosen queue (the script goes straight there; without it the form\'s GET redirects)', async () => {
+    await page.goto(`${url}/default/emails`);
+    await page.getByLabel('Queue').selectOption({ label: 'orders' });
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.waitForURL(`${url}/default/orders`);
+    expect(await page.locator('h1').innerText()).toMatch(/^orders\s/);
+  });
+
+  interface FocusGlobals {
+    readonly document: { readonly activeElement: { getAttribute(name: string): string | null } | null };
+  }
+
+  /** Tabs through the page once (as many presses as it has focusable elements, and a few) and returns the kb marks reached. */
+  async function tabThrough(): Promise<Set<string>> {
+    const stops = await page.locator('a[href], button:not([disabled]), input, select, textarea, summary').count();
+    await page.locator('body').click({ position: { x: 1, y: 1 } });
+    const reached = new Set<string>();
+    for (let i = 0; i < stops + 3; i++) {
+      await page.keyboard.press('Tab');
+      const mark = await page.evaluate(() => (globalThis as unknown as FocusGlobals).document.activeElement?.getAttribute('data-kb') ?? null);
+      if (mark !== null) reached.add(mark);
+    }
+    return reached;
+  }
+
+  /** Marks every action button, and returns their marks with their labels. */
+  async function actionButtons(): Promise<Map<string, string>> {
+    const labels = await page.locator('button[data-action]').evaluateAll((els) => els.map((el, i) => (el.setAttribute('data-kb', String(i)), el.textContent ?? '')));
+    return new Map(labels.map((label, i) => [String(i), label]));
+  }
+
+  it('keyboard: Tab reaches every action button of the queue and job pages, Enter asks, cancel leaves all as it was, focus is outlined', async () => {
+    const fragile = await emails.add('fragile', { to: 'keys@example.com' });
+    await state(emails, fragile.id, 'failed');
+
+    // Queue page, failed jobs: the "selected" buttons wait for a selection, which the keyboard makes too (Space).
+    await page.goto(`${url}/default/emails?state=failed`);
+    await page.locator(`tr[data-id="${fragile.id}"] input.pick`).focus();
+    await page.keyboard.press('Space');
+    expect(await page.locator('button.needs-selection:disabled').count()).toBe(0);
+    const onQueue = await actionButtons();
+    expect([...onQueue.values()]).toEqual(expect.arrayContaining(['Pause queue', 'Pause name', 'Redrive selected', 'Remove selected']));
+    const reachedQueue = await tabThrough();
+    expect([...onQueue.keys()].filter((k) => !reachedQueue.has(k)).map((k) => onQueue.get(k))).toEqual([]);
+
+    // Job page: every action of a failed job.
+    await page.goto(`${url}/default/emails/jobs/${encodeURIComponent(fragile.id)}`);
+    const onJob = await actionButtons();
+    expect([...onJob.values()]).toEqual(expect.arrayContaining(['Redrive', 'Remove']));
+    const reachedJob = await tabThrough();
+    expect([...onJob.keys()].filter((k) => !reachedJob.has(k)).map((k) => onJob.get(k))).toEqual([]);
+
+    // Focus the Redrive button from the keyboard: its outline shows (:focus-visible), then Enter asks.
+    await page.locator('body').click({ position: { x: 1, y: 1 } });
+    for (let i = 0; i < 200; i++) {
+      await page.keyboard.press('Tab');
+      const label = await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string | null } | null } }).document.activeElement?.textContent ?? '');
+      if (label === 'Redrive') break;
+    }
+    const outline = await page.locator('button:focus').evaluate((el) => {
+      const view = el.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { outlineStyle: string; outlineWidth: string; outlineColor: string } };
+      const cs = view.getComputedStyle(el);
+      return { style: cs.outlineStyle, width: cs.outlineWidth, color: cs.outlineColor };
+    });
+    expect(outline).toEqual({ style: 'solid', width: '2px', color: 'rgb(29, 78, 216)' });
+    const asked: string[] = [];
+    // The confirmation is the browser's own dialog: Escape there is its Cancel (dismiss).
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.keyboard.press('Enter');
+    await waitFor(() => asked.length === 1, { message: 'the confirmation' });
+    expect(asked[0]).toMatch(/^Redrive 1 job: /);
+    // Cancelled: nothing was posted, the job is still a dead letter and the button can be used again.
+    expect(await page.locator('#flash').isHidden()).toBe(true);
+    expect((await emails.getJob(fragile.id))?.state).toBe('failed');
+    expect(await page.locator('button:focus').isEnabled()).toBe(true);
+  }, 30_000);
 
   it('follows prefers-color-scheme: dark', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });

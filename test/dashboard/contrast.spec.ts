@@ -38,8 +38,18 @@ describe('dashboard colours meet WCAG AA', () => {
 
   it('dark: chart lines and legend keys >= 3:1 on the chart background (large/graphics)', () => {
     const dark = APP_CSS.slice(APP_CSS.indexOf('prefers-color-scheme: dark'));
-    const series = ['p50', 'p90', 'p99'].map((k) => [k, new RegExp(`\\.mchart \\.${k}\\{stroke:(#[0-9a-f]{6})`).exec(dark)?.[1] ?? new RegExp(`\\.mchart \\.${k}\\{stroke:(#[0-9a-f]{6})`).exec(APP_CSS)![1]!] as const);
+    const series = ['p50', 'p90', 'p99', 'age', 'lag'].map((k) => [k, new RegExp(`\\.mchart \\.${k}\\{stroke:(#[0-9a-f]{6})`).exec(dark)?.[1] ?? new RegExp(`\\.mchart \\.${k}\\{stroke:(#[0-9a-f]{6})`).exec(APP_CSS)![1]!] as const);
     const failing = series.map(([k, c]) => [k, c, contrast(c, '#1c212b')] as const).filter(([, , r]) => r < 3).map(([k, c, r]) => `${k} ${c}: ${r.toFixed(2)}`);
+    expect(failing).toEqual([]);
+  });
+
+  it('the gauge charts\' legend text (age, lag) >= 4.5:1 on the chart card, light and dark', () => {
+    const darkAt = APP_CSS.indexOf('prefers-color-scheme: dark');
+    const keyColour = (css: string, k: string): string => new RegExp(`\\.key\\.${k}\\{color:(#[0-9a-f]{6})`).exec(css)![1]!;
+    const failing = (['age', 'lag'] as const).flatMap((k) => [
+      ['light', k, keyColour(APP_CSS.slice(0, darkAt), k), contrast(keyColour(APP_CSS.slice(0, darkAt), k), '#ffffff')] as const,
+      ['dark', k, keyColour(APP_CSS.slice(darkAt), k), contrast(keyColour(APP_CSS.slice(darkAt), k), '#1c212b')] as const,
+    ]).filter(([, , , r]) => r < 4.5);
     expect(failing).toEqual([]);
   });
 });

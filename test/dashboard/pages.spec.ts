@@ -180,15 +180,24 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         await http.get('/queues/default/nope').set('x-user', 'ada').expect(404);
       });
 
-      it('switches queues from a queue page: a labelled select of every queue, the current one selected', async () => {
+      it('switches queues from a queue page without JavaScript: a plain GET form, answered with a redirect', async () => {
         const res = await http.get('/queues/default/mail').set('x-user', 'ada').expect(200);
         const form = /<form class="switcher"[\s\S]*?<\/form>/.exec(res.text)![0];
+        expect(form).toContain('<form class="switcher" method="get" action="/queues/_switch">');
         expect(form).toContain('<label for="queue-switch">Queue</label>');
-        expect([...form.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => [m[1], m[3], Boolean(m[2])])).toEqual([
-          ['/queues/default/billing', 'billing', false],
-          ['/queues/default/mail', 'mail', true],
+        expect([...form.matchAll(/<option value="([^"]+)" data-href="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => [m[1], m[2], m[4], Boolean(m[3])])).toEqual([
+          ['default/billing', '/queues/default/billing', 'billing', false],
+          ['default/mail', '/queues/default/mail', 'mail', true],
         ]);
         expect(form).toContain('<button type="submit">Go</button>');
+        // What a browser without scripts sends on Go: the form's GET, then the redirect to the queue's page.
+        const go = await http.get('/queues/_switch?to=default%2Fbilling').set('x-user', 'ada').expect(303);
+        expect(go.headers.location).toBe('/queues/default/billing');
+        // Only a queue of this dashboard: never a redirect elsewhere; and behind the guard like every page.
+        const unknown = await http.get('/queues/_switch?to=https%3A%2F%2Fevil.example').set('x-user', 'ada').expect(404);
+        expect(unknown.headers.location).toBeUndefined();
+        expect(unknown.text).toContain('no queue &quot;https://evil.example&quot; on this dashboard');
+        await http.get('/queues/_switch?to=default%2Fbilling').expect(403);
       });
 
       it('renders job data escaped', async () => {
@@ -241,6 +250,50 @@ describe('QueueDashboardModule (Nest, Express and Fastify)', () => {
         expect(byId.headers.location).toBe(`/queues/default/billing/jobs/${added[7]!.id}`);
         const missing = await http.get('/queues/default/billing?id=nope&state=cancelled').set('x-user', 'ada').expect(200);
         expect(missing.text).toContain('No job with id &quot;nope&quot; in billing.');
+      });
+
+      it('sorts by the When column both ways with plain links, pages keep the order, a filter says why it cannot sort', async () => {
+        const tax = app.get<Queue>(getQueueToken('billing'));
+        const ids = (html: string): string[] => [...html.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]!);
+        const link = (html: string, label: string): string => new RegExp(`<a (?:class="[^"]*" )?href="([^"]+)"[^>]*>${label}</a>`).exec(html)![1]!.replace(/&amp;/g, '&');
+        // Delayed jobs, due one after the other: the index is by run-at.
+        const added: Awaited<ReturnType<Queue['add']>>[] = [];
+        for (let i = 0; i < 30; i++) added.push(await tax.add('sorting', { i }, { delay: 3_600_000 + i * 1000 }));
+        const due = added.map((j) => j.id);
+        const mine = (list: string[]): string[] => list.filter((id) => due.includes(id));
+        const first = await http.get('/queues/default/billing?state=delayed').set('x-user', 'ada').expect(200);
+        expect(first.text).toMatch(/<th class="sortable">When <a class="sort on" href="[^"]+" aria-current="true">↑ due soonest first<\/a> <a class="sort" href="[^"]+">↓ due last first<\/a><\/th>/);
+        expect(first.text).toContain('Only the When column sorts: delayed jobs are kept in that order');
+        const soonest = mine(ids(first.text));
+        expect(soonest).toEqual(due.slice(0, soonest.length));
+        // The other way: a plain GET link (no script), the page after it keeps the order.
+        const latestHref = link(first.text, '↓ due last first');
+        expect(latestHref).toBe('/queues/default/billing?state=delayed&sort=desc');
+        const latest = await http.get(latestHref).set('x-user', 'ada').expect(200);
+        expect(mine(ids(latest.text))).toEqual([...due].reverse().slice(0, 25));
+        expect(latest.text).toContain('aria-current="true">↓ due last first</a>');
+        const next = /<a href="([^"]+)">next →<\/a>/.exec(latest.text)![1]!.replace(/&amp;/g, '&');
+        expect(next).toContain('sort=desc');
+        const page2 = await http.get(next).set('x-user', 'ada').expect(200);
+        expect(mine(ids(page2.text))).toEqual([...due].reverse().slice(25));
+        // A filter scans one way: no sort links, the reason said.
+        const filtered = await http.get('/queues/default/billing?state=delayed&name=sorting&sort=desc').set('x-user', 'ada').expect(200);
+        expect(filtered.text).not.toContain('class="sort');
+        expect(filtered.text).toContain('Filtered: due soonest first only');
+        expect(mine(ids(filtered.text))).toEqual(due.slice(0, 25));
+        // Finished jobs are newest first by default; oldest first walks the same index from its other end.
+        for (const job of added) await tax.cancel(job.id); // cancelled in order: the last one is the newest
+        const oldest = await http.get('/queues/default/billing?state=cancelled&sort=asc').set('x-user', 'ada').expect(200);
+        const newest = await http.get('/queues/default/billing?state=cancelled').set('x-user', 'ada').expect(200);
+        expect(mine(ids(newest.text))).toEqual([...due].reverse().slice(0, 25));
+        expect(oldest.text).toContain('Sorted by finished at, oldest first.');
+        const finished = async (list: string[]): Promise<number[]> => Promise.all(list.map(async (id) => (await tax.getJob(id))!.finishedAt!));
+        const up = await finished(ids(oldest.text));
+        const down = await finished(ids(newest.text));
+        expect(up.length).toBeGreaterThan(0);
+        expect(up).toEqual([...up].sort((a, b) => a - b));
+        expect(down).toEqual([...down].sort((a, b) => b - a));
+        expect(up[0]).toBeLessThanOrEqual(down[down.length - 1]!);
       });
 
       it('pauses and resumes the queue and a job name', async () => {

@@ -94,6 +94,8 @@ describe('dashboard at scale: Redis commands per page', () => {
       'queue (100k waiting)': '/ops/default/q00?state=waiting',
       'queue (30 waiting)': '/ops/default/q01?state=waiting',
       'queue page 2,000': '/ops/default/q00?state=waiting&offset=50000',
+      'queue sorted the other way (100k)': '/ops/default/q00?state=waiting&sort=desc',
+      'queue sorted, page 2,000': '/ops/default/q00?state=waiting&sort=desc&offset=50000',
       'queue by name (100k)': '/ops/default/q00?state=waiting&name=send',
       job: `/ops/default/q00/jobs/${bigJob!.id}`,
       schedulers: '/ops/default/q01/schedulers',
@@ -110,6 +112,10 @@ describe('dashboard at scale: Redis commands per page', () => {
     // A queue page sends the same commands with 100,000 jobs as with 30, on its first page as deep in the list.
     expect(figures['queue (100k waiting)']!.sent).toBe(figures['queue (30 waiting)']!.sent);
     expect(figures['queue page 2,000']!.sent).toBe(figures['queue (100k waiting)']!.sent);
+    // Sorting the other way walks the same index from its end: the same commands, first page or deep.
+    expect(figures['queue sorted the other way (100k)']!.sent).toBe(figures['queue (100k waiting)']!.sent);
+    expect(figures['queue sorted, page 2,000']!.sent).toBe(figures['queue (100k waiting)']!.sent);
+    expect(figures['queue sorted, page 2,000']!.run).toBeLessThanOrEqual(100);
     // Bounds: a handful of reads per queue on the pages over every queue; a few dozen on one queue's pages.
     expect(figures.overview!.sent).toBeLessThanOrEqual(QUEUES.length * 5);
     expect(figures.workers!.sent).toBeLessThanOrEqual(QUEUES.length * 2);

@@ -1,5 +1,5 @@
 import { Queue, RedisStore, Worker, type WorkerOptions } from '../../lib/index.js';
-import { channels, pushChannel } from '../../lib/store/keys.js';
+import { pushList } from '../../lib/store/keys.js';
 import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
 import { logRecorder } from '../helpers/log-recorder.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
@@ -180,6 +180,59 @@ describe('pushes to an idle worker', () => {
     expect(await queue.verify()).toEqual([]);
   });
 
+  it('a push made while the worker\'s push connection is down waits in its list and starts once the connection is back: no claim, no stall', async () => {
+    const queue = new Queue('blip', { store });
+    const ran: unknown[] = [];
+    const worker = idleWorker('blip', (data) => ran.push(data), { lockDuration: 20_000 });
+    await worker.run();
+    await waitFor(async () => (await named('blip')) !== null, { message: 'the worker named after its first claim ran dry' });
+    const admin = commandOf(store);
+    const pushName = `spool-push:${pushList(keysOf(store, 'blip'), worker.id)}`;
+    await waitFor(async () => String(await admin.sendCommand(['CLIENT', 'LIST'])).includes(`name=${pushName} `), { message: 'the push connection named' });
+    const claimsBefore = store.claims;
+    // Killed and added at once: the push lands in the list whether or not the worker is back in BLPOP yet.
+    const clients = String(await admin.sendCommand(['CLIENT', 'LIST']));
+    const id = clients.split('\n').find((line) => line.includes(` name=${pushName} `))?.match(/^id=(\d+) /)?.[1];
+    expect(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id ?? 'none'])).toBe(1);
+    const job = await queue.add('x', 1);
+    expect((await queue.getJob(job.id))?.state).toBe('active'); // leased to the worker by the add
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { timeout: 5000, message: 'the pushed job done after the reconnect' });
+    expect((await queue.getJob(job.id))?.stalled).toBe(0);
+    expect(store.claims).toBe(claimsBefore);
+    expect(ran).toEqual([1]);
+    expect(await queue.verify()).toEqual([]);
+  });
+
+  it('a closed worker leaves neither its push list nor its push connection behind', async () => {
+    const queue = new Queue('tidy', { store });
+    const worker = idleWorker('tidy', () => 'ok', { lockDuration: 20_000 });
+    await worker.run();
+    await waitFor(async () => (await named('tidy')) !== null, { message: 'the worker named' });
+    const job = await queue.add('x', 1);
+    await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { message: 'the pushed job done' });
+    const admin = commandOf(store);
+    const list = pushList(keysOf(store, 'tidy'), worker.id);
+    expect(String(await admin.sendCommand(['CLIENT', 'LIST']))).toContain(`name=spool-push:${list} `);
+    await worker.close();
+    workers.splice(workers.indexOf(worker), 1);
+    expect(await admin.sendCommand(['EXISTS', list])).toBe(0);
+    await waitFor(async () => !String(await admin.sendCommand(['CLIENT', 'LIST'])).includes(`name=spool-push:${list} `), { message: 'the push connection closed' });
+  });
+
+  it('a store that disconnects under a running worker closes that worker\'s push connection', async () => {
+    const own = new RedisStore({ url: server.url }, { prefix: store.prefix, logger: silentLogger });
+    await own.connect();
+    const worker = new Worker<unknown, unknown>('orphan', async () => 'ok', { store: own, pollInterval: 600_000, logger: silentLogger });
+    await worker.run();
+    await waitFor(async () => (await named('orphan')) !== null, { message: 'the worker named' });
+    const admin = commandOf(store);
+    const name = `name=spool-push:${pushList(keysOf(store, 'orphan'), worker.id)} `;
+    expect(String(await admin.sendCommand(['CLIENT', 'LIST']))).toContain(name);
+    await own.disconnect();
+    await waitFor(async () => !String(await admin.sendCommand(['CLIENT', 'LIST'])).includes(name), { message: 'the push connection closed' });
+    await worker.close().catch(() => undefined);
+  });
+
   it('a worker with name caps is never named (its claims step over capped names)', async () => {
     const queue = new Queue('capped', { store });
     const worker = idleWorker('capped', () => 'ok', { nameConcurrency: { x: 1 } });
@@ -191,7 +244,7 @@ describe('pushes to an idle worker', () => {
     expect(store.claims).toBeGreaterThanOrEqual(2);
   });
 
-  it('an unreadable message on the push channel is logged; the worker goes on', async () => {
+  it('an unreadable message in the push list is logged; the worker goes on', async () => {
     const { logger, at } = logRecorder();
     const own = new RedisStore({ url: server.url }, { prefix: store.prefix, logger });
     await own.connect();
@@ -201,7 +254,7 @@ describe('pushes to an idle worker', () => {
       workers.push(worker);
       await worker.run();
       await waitFor(async () => (await named('garbled')) !== null, { message: 'the worker named' });
-      await commandOf(store).sendCommand(['PUBLISH', pushChannel(channels(store.prefix), worker.id), 'not json']);
+      await commandOf(store).sendCommand(['RPUSH', pushList(keysOf(store, 'garbled'), worker.id), 'not json']);
       await waitFor(() => at('error').some((line) => line.includes(`a push to worker ${worker.id}`)), { message: 'the error logged' });
       const job = await queue.add('x', 1);
       await waitFor(async () => (await queue.getJob(job.id))?.state === 'completed', { message: 'the next push still runs' });

@@ -53,7 +53,9 @@ describe('wake-ups', () => {
     store.hinted = 0;
     await queue.addBulk([{ name: 'a', data: 1 }, { name: 'b', data: 2 }, { name: 'c', data: 3 }]);
     await waitFor(async () => (await queue.getCounts()).completed === 3, { message: '3 jobs done' });
-    expect(store.claims).toBeGreaterThanOrEqual(1);
+    // The woken workers looked; whether their claims found a job is a race with the pushed worker,
+    // whose completion may claim the other two first (then no woken claim counts).
+    expect(store.hinted).toBeGreaterThanOrEqual(1);
     expect(store.claims).toBeLessThanOrEqual(4);
     // One round trip per woken worker at most: no worker claims again after the budget refused it.
     expect(store.hinted).toBeLessThanOrEqual(10);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PostgresStore } from '../../lib/postgres/index.js';
-import { PostgresServer } from './postgres-server.mjs';
+import { PostgresServer, type PostgresServerOptions } from './postgres-server.mjs';
 import { usePostgresStores } from './store.js';
 
 /**
@@ -8,10 +8,10 @@ import { usePostgresStores } from './store.js';
  * level: started before its tests, stopped (by pid) and removed after them.
  * The returned function gives the server once started.
  */
-export function usePostgresServer(): () => PostgresServer {
+export function usePostgresServer(options?: PostgresServerOptions): () => PostgresServer {
   let server: PostgresServer | undefined;
   beforeAll(async () => {
-    server = await PostgresServer.start();
+    server = await PostgresServer.start(options);
   }, 60_000);
   afterAll(async () => {
     await server?.dispose();

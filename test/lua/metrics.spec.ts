@@ -1,6 +1,8 @@
 import { DURATION_BUCKET_BOUNDS_MS, Queue, type RedisStore } from '../../lib/index.js';
 import { durationStats } from '../../lib/engine/metrics.js';
+import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { testStore } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** lua/includes/metrics: the bucket a duration lands in, written by complete. */
 describe('metrics counters (complete)', () => {
@@ -70,5 +72,41 @@ describe('durationStats', () => {
 
   it('is null without completions', () => {
     expect(durationStats(new Array<number>(22).fill(0), 0)).toBeNull();
+  });
+});
+
+/** lua/gauges.lua: the minute's gauge sample lives in the minute's metrics hash and expires with it. */
+describe('gauge samples (gauges)', () => {
+  let store: RedisStore;
+
+  beforeEach(async () => {
+    store = await testStore();
+  });
+  afterEach(async () => {
+    await store.disconnect();
+  });
+
+  it('writes gw and gl into the minute hash once, with the minute\'s expiry when it opens the minute', async () => {
+    const queue = new Queue('lua-gauges', { store });
+    await queue.add('j', null);
+    const redis = commandOf(store);
+    // The minute hash sits beside the meta key, under the same hash tag (includes/metrics).
+    const metricsKey = async (): Promise<string> => `${keysOf(store, 'lua-gauges').meta.slice(0, -4)}metrics:${Math.floor(Number(((await redis.sendCommand(['TIME'])) as string[])[0]) / 60)}`;
+    // Not in a minute's last 2 s: the sample and the reads below fall in one minute (bounded: at most 2 s).
+    await waitFor(async () => Number(((await redis.sendCommand(['TIME'])) as string[])[0]) % 60 < 58, { timeout: 3000, message: 'a minute with 2 s left' });
+    expect(await store.sampleGauges('lua-gauges')).toBe(true);
+    const key = await metricsKey();
+    expect(((await redis.sendCommand(['HKEYS', key])) as string[]).map(String).sort()).toEqual(['gl', 'gw']);
+    const field = async (f: string): Promise<string> => String(await redis.sendCommand(['HGET', key, f]));
+    expect(await field('gl')).toBe('0');
+    const ttl = Number(await redis.sendCommand(['TTL', key]));
+    expect(ttl).toBeGreaterThan(3600);
+    expect(ttl).toBeLessThanOrEqual(3720);
+    // A second sample that minute changes nothing.
+    const before = await field('gw');
+    expect(Number(before)).toBeGreaterThanOrEqual(0);
+    expect(await store.sampleGauges('lua-gauges')).toBe(false);
+    expect(await field('gw')).toBe(before);
+    expect(await queue.verify()).toEqual([]);
   });
 });

@@ -1,13 +1,11 @@
-import { createClient } from 'redis';
 import { Queue, RedisStore, type JobOptions } from '../../lib/index.js';
-import { channels, pushChannel } from '../../lib/store/keys.js';
+import { pushList } from '../../lib/store/keys.js';
 import type { RedisClientLike } from '../../lib/store/redis-client.js';
 import { decodeHash } from '../../lib/store/replies.js';
 import type { RawReply } from '../../lib/store/reply-values.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
 import { usePrivateRedis } from '../helpers/private-redis.js';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
-import { waitFor } from '../helpers/wait-for.js';
 
 type Fields = Record<string, string>;
 
@@ -40,18 +38,14 @@ describe('the one-job push', () => {
   let store: RedisStore;
   let prefix: string;
   let redis: RedisClientLike;
-  let listener: ReturnType<typeof createClient>;
 
   beforeEach(async () => {
     prefix = uniquePrefix();
     store = new RedisStore({ url: server.url }, { prefix, logger: silentLogger });
     await store.connect();
     redis = commandOf(store);
-    listener = createClient({ url: server.url });
-    await listener.connect();
   });
   afterEach(async () => {
-    await listener.quit();
     await store.disconnect();
   });
 
@@ -63,19 +57,23 @@ describe('the one-job push', () => {
     return Object.fromEntries(names.map((name) => [name, Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0)]));
   }
 
+  /** The messages in worker w1's push list (no worker pops it here). */
+  const pushedTo = async (queue: string): Promise<string[]> => ((await redis.sendCommand(['LRANGE', pushList(keysOf(store, queue), 'w1'), '0', '-1'])) as unknown[]).map(String);
+
   /** Names worker w1 for pushes, adds one job, and returns what each store part holds after it. */
   async function startOne(name: string, opts: JobOptions, throughClaim: boolean) {
     const queue = new Queue<number>(name, { store });
     const k = keysOf(store, name);
     if (throughClaim) await redis.sendCommand(['HSET', k.meta, 'rr', '1']);
     await redis.sendCommand(['SET', `${k.idle}:push`, 'w1|30000|1', 'PX', '30000']);
-    const messages: string[] = [];
-    await listener.subscribe(pushChannel(channels(prefix), 'w1'), (message) => void messages.push(message));
     let id = '';
     const commands = await counted(['rpush', 'lpop', 'hgetall'], async () => {
       id = (await queue.add('x', 7, opts)).id;
-      await waitFor(() => messages.length === 1, { message: 'the push message' });
     });
+    const messages = await pushedTo(name);
+    expect(messages).toHaveLength(1);
+    // The list lives as long as the lease it carries.
+    expect(Number(await redis.sendCommand(['TTL', pushList(k, 'w1')]))).toBe(30);
     const pushed = JSON.parse(messages[0]!) as string[][];
     expect(pushed).toHaveLength(1);
     const job = decodeHash((await redis.sendCommand(['HGETALL', k.job(id)])) as RawReply);
@@ -96,9 +94,9 @@ describe('the one-job push', () => {
   it.each(cases)('%s: the same hash, lease, index entry, events and message as through the claim', async (_label, opts, mark) => {
     const direct = await startOne(`direct-${mark || 'none'}-${Object.keys(opts).join()}`, opts, false);
     const viaClaim = await startOne(`claim-${mark || 'none'}-${Object.keys(opts).join()}`, opts, true);
-    // The paths differ in what they ran: the one-job push neither lists, pops nor re-reads the job.
-    expect(direct.commands).toEqual({ rpush: 0, lpop: 0, hgetall: 0 });
-    expect(viaClaim.commands).toEqual({ rpush: 1, lpop: 1, hgetall: 1 });
+    // The paths differ in what they ran: the one-job push neither lists, pops nor re-reads the job (its one RPUSH is the push list's).
+    expect(direct.commands).toEqual({ rpush: 1, lpop: 0, hgetall: 0 });
+    expect(viaClaim.commands).toEqual({ rpush: 2, lpop: 1, hgetall: 1 });
     for (const run of [direct, viaClaim]) {
       expect(run.job.state).toBe('active');
       expect(run.job.token).toMatch(new RegExp(`^w1:${run.meta.lc}${mark.replace('.', '\\.').replace('+', '\\+')}$`));
@@ -120,10 +118,9 @@ describe('the one-job push', () => {
     const k = keysOf(store, 'ahead');
     const first = await queue.add('x', 1); // no worker named: it waits
     await redis.sendCommand(['SET', `${k.idle}:push`, 'w1|30000|1', 'PX', '30000']);
-    const messages: string[] = [];
-    await listener.subscribe(pushChannel(channels(prefix), 'w1'), (message) => void messages.push(message));
     const second = await queue.add('x', 2);
-    await waitFor(() => messages.length === 1, { message: 'the push message' });
+    const messages = await pushedTo('ahead');
+    expect(messages).toHaveLength(1);
     expect(asObject((JSON.parse(messages[0]!) as string[][])[0]!).id).toBe(first.id);
     expect((await queue.getJob(second.id))?.state).toBe('waiting');
     expect(await queue.verify()).toEqual([]);
@@ -138,7 +135,8 @@ describe('the one-job push', () => {
     await setUp(queue);
     await redis.sendCommand(['SET', `${keysOf(store, name).idle}:push`, 'w1|30000|1', 'PX', '30000']);
     const commands = await counted(['rpush'], async () => void (await queue.add('x', 1)));
-    expect(commands.rpush).toBe(1);
+    // Listed (one RPUSH), then claimed for the worker when the gate lets it (one more, to the push list).
+    expect(commands.rpush! - (await pushedTo(name)).length).toBe(1);
     expect(await queue.verify()).toEqual([]);
   });
 });

@@ -107,6 +107,23 @@ describe('sharded queues (shards: 3)', () => {
     expect(metrics.minutes.reduce((n, m) => n + m.completed, 0)).toBe(30);
   });
 
+  it('samples the gauge history on every shard from the worker heartbeat, and reports the worst shard per minute', async () => {
+    const name = uniquePrefix('gauges');
+    const queue = h.queue<number>(name, { shards: SHARDS });
+    await queue.pause();
+    await queue.addBulk(Array.from({ length: 6 }, (_, i) => ({ name: 'g', data: i })));
+    h.worker<number>(name, async (job: Job<number>) => job.data, { shards: SHARDS });
+    const sampledShards = async (): Promise<(number | null)[]> =>
+      Promise.all((await shardNames(name)).map(async (shard) => (await h.store.getMetrics(shard)).minutes.find((m) => m.oldestWaitingMs !== null)?.oldestWaitingMs ?? null));
+    await waitFor(async () => (await sampledShards()).every((v) => v !== null), { message: 'a sample on every shard' });
+    const perShard = (await sampledShards()) as number[];
+    const merged = (await queue.getMetrics()).minutes.filter((m) => m.oldestWaitingMs !== null);
+    // One minute sampled (or two, across a minute's turn): the queue's figure is the worst shard's.
+    expect(merged.length).toBeGreaterThanOrEqual(1);
+    expect(merged[0]!.oldestWaitingMs).toBe(Math.max(...perShard));
+    await queue.resume();
+  });
+
   it('pauses every shard, splits queue-wide limits and reports them whole', async () => {
     const name = uniquePrefix('limits');
     const queue = h.queue<number>(name, { shards: SHARDS });

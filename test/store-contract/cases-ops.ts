@@ -172,6 +172,48 @@ export function opsCases(env: ContractEnv): void {
       expect(m.lastHour.otherNames).toMatchObject({ completed: 0, failed: 0, deadLettered: 0, stalled: 0 });
     });
 
+    it('gauge history: one sample a minute of the oldest waiting age and the delayed lag, in getMetrics().minutes', async () => {
+      const q = queue('gauges');
+      const s = env.store();
+      // Not in a minute's last 2 s: both samples below must fall in one minute (bounded: at most 2 s).
+      await waitFor(() => Date.now() % 60_000 < 58_000, { timeout: 3000, message: 'a minute with 2 s left' });
+      const addedAt = Date.now();
+      await q.add('waits', {});
+      await q.add('later', {}, { delay: 5 });
+      // Both jobs' run-at is at most `stored` (+5 ms for the delayed one): the ages below are bounded from it.
+      const stored = Date.now();
+      await waitFor(() => Date.now() > stored + 30, { message: 'the delayed job to be due (nothing promotes it: no worker)' });
+      const before = (await q.getMetrics()).minutes;
+      expect(before.every((m) => m.oldestWaitingMs === null && m.delayedLagMs === null)).toBe(true);
+      expect(await s.sampleGauges('gauges')).toBe(true);
+      // A second worker's call in the same minute leaves the sample.
+      expect(await s.sampleGauges('gauges')).toBe(false);
+      const readAt = Date.now();
+      const m = await q.getMetrics();
+      const sampled = m.minutes.filter((x) => x.oldestWaitingMs !== null);
+      expect(sampled).toHaveLength(1);
+      const [minute] = sampled;
+      expect(minute!.oldestWaitingMs).toBeGreaterThanOrEqual(30);
+      expect(minute!.oldestWaitingMs).toBeLessThanOrEqual(readAt - addedAt + 5);
+      expect(minute!.delayedLagMs).toBeGreaterThanOrEqual(20);
+      expect(minute!.delayedLagMs).toBeLessThanOrEqual(readAt - addedAt);
+      // Samples are values, not counts: no counter moved.
+      expect(m.lastHour).toMatchObject({ completed: 0, failed: 0, stalled: 0 });
+      expect(minute!.byName.size).toBe(0);
+    });
+
+    it('gauge history: a running worker samples from its heartbeat; an empty queue samples zeros', async () => {
+      const q = queue('gauges-worker');
+      env.worker('gauges-worker', () => Promise.resolve(1));
+      let read = await q.getMetrics();
+      await waitFor(async () => {
+        read = await q.getMetrics();
+        return read.minutes.some((x) => x.oldestWaitingMs !== null);
+      }, { timeout: 5000, message: 'the worker heartbeat to sample the gauges' });
+      const sampled = read.minutes.filter((x) => x.oldestWaitingMs !== null);
+      expect(sampled.map((x) => [x.oldestWaitingMs, x.delayedLagMs])).toEqual(sampled.map(() => [0, 0]));
+    });
+
     it('metrics per job name: the first 20 names count on their own, the jobs of the others together', async () => {
       const q = queue('metric-names');
       const s = env.store();

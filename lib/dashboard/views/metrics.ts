@@ -31,15 +31,42 @@ function niceScale(max: number, minStep: number): { top: number; step: number } 
   return { top: Math.ceil(max / step) * step, step };
 }
 
+/** Ticks of a time axis fall on round durations (5 s, 1 min, 15 min ...), not on round numbers of ms. */
+const TIME_STEPS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 10e3, 15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 900e3, 1800e3, 3600e3, 7200e3, 3 * 3600e3, 6 * 3600e3, 12 * 3600e3, 24 * 3600e3];
+
+export function timeScale(max: number): { top: number; step: number } {
+  if (max <= 0) return { top: 1000, step: 250 };
+  const step = TIME_STEPS_MS.find((s) => s >= max / 4) ?? Math.ceil(max / 4 / 86_400_000) * 86_400_000;
+  return { top: Math.ceil(max / step) * step, step };
+}
+
+/** Runs of consecutive known values: a line breaks where a minute has none (no sample), rather than bridging it. */
+function runs(points: readonly (string | null)[]): string[][] {
+  const out: string[][] = [[]];
+  for (const p of points) {
+    if (p === null) out.push([]);
+    else out[out.length - 1]!.push(p);
+  }
+  return out.filter((r) => r.length > 0);
+}
+
 /**
  * A chart of the last hour, one point per minute: y axis with ticks in the
  * series' unit, x axis in UTC minutes. 'bars' stacks the series (throughput);
  * 'lines' draws each one (durations).
  */
-export function minuteChart(title: string, minutes: readonly MinuteMetrics[], series: readonly Series[], kind: 'bars' | 'lines', unit: (v: number) => string): SafeHtml {
+export function minuteChart(
+  title: string,
+  minutes: readonly MinuteMetrics[],
+  series: readonly Series[],
+  kind: 'bars' | 'lines',
+  unit: (v: number) => string,
+  scale: (max: number) => { top: number; step: number } = (max) => niceScale(max, 1),
+  note = 'x: minute (UTC), the last one still running',
+): SafeHtml {
   const n = Math.max(minutes.length, 1);
   const totals = minutes.map((_, i) => (kind === 'bars' ? series.reduce((s, x) => s + (x.values[i] ?? 0), 0) : Math.max(0, ...series.map((x) => x.values[i] ?? 0))));
-  const { top, step } = niceScale(Math.max(0, ...totals), 1);
+  const { top, step } = scale(Math.max(0, ...totals));
   const iw = W - PAD.l - PAD.r;
   const ih = H - PAD.t - PAD.b;
   const x = (i: number): number => PAD.l + (i * iw) / n;
@@ -67,12 +94,12 @@ export function minuteChart(title: string, minutes: readonly MinuteMetrics[], se
     });
   } else {
     marks = series.map((s) => {
-      const pts = s.values.map((v, i) => (v === null ? null : `${(x(i) + bw / 2).toFixed(1)},${y(v).toFixed(1)}`)).filter((p): p is string => p !== null);
-      return html`<polyline points="${pts.join(' ')}" class="line ${s.cls}"/>${pts.map((p) => html`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="2" class="${s.cls}"/>`)}`;
+      const pts = s.values.map((v, i) => (v === null ? null : `${(x(i) + bw / 2).toFixed(1)},${y(v).toFixed(1)}`));
+      return html`${runs(pts).map((run) => html`<polyline points="${run.join(' ')}" class="line ${s.cls}"/>`)}${pts.map((p, i) => (p === null ? '' : html`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="2" class="${s.cls}"><title>${new Date(minutes[i]!.at).toISOString().slice(11, 16)} UTC: ${s.label} ${unit(s.values[i]!)}</title></circle>`))}`;
     });
   }
   const legend = series.map((s) => html`<span class="key ${s.cls}">${s.label}</span>`);
-  return html`<figure class="mchart"><figcaption>${title} ${legend}</figcaption><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${title}">${ticks}<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ih}" y2="${PAD.t + ih}" class="axis"/>${marks}</svg><p class="muted small">x: minute (UTC), the last one still running</p></figure>`;
+  return html`<figure class="mchart"><figcaption>${title} ${legend}</figcaption><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${title}">${ticks}<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ih}" y2="${PAD.t + ih}" class="axis"/>${marks}</svg><p class="muted small">${note}</p></figure>`;
 }
 
 function figure(label: string, value: string, hint: string): SafeHtml {
@@ -94,10 +121,17 @@ ${figure('Failed attempts /h', count(h.failed), `${count(h.retried)} retried, ${
 ${figure('Stalled /h', count(h.stalled), 'leases that expired and were reaped')}
 ${figure('Handler p50 / p99', h.duration ? `${ms(h.duration.p50Ms)} / ${ms(h.duration.p99Ms)}` : '–', h.duration ? `${count(h.duration.count)} measured, within a factor of 2` : 'no measured job')}
 </div>
+<div class="mcharts">
 ${minuteChart('Throughput per minute', x.minutes, [{ label: 'completed', cls: 'ok', values: pick((mm) => mm.completed) }, { label: 'failed attempts', cls: 'bad', values: pick((mm) => mm.failed) }], 'bars', perMin)}
 ${minuteChart('Handler duration per minute', x.minutes, [
   { label: 'p50', cls: 'p50', values: pick((mm) => mm.duration?.p50Ms ?? null) },
   { label: 'p90', cls: 'p90', values: pick((mm) => mm.duration?.p90Ms ?? null) },
   { label: 'p99', cls: 'p99', values: pick((mm) => mm.duration?.p99Ms ?? null) },
-], 'lines', ms)}`;
+], 'lines', ms)}
+${minuteChart('Oldest waiting age per minute', x.minutes, [{ label: 'oldest waiting job\'s age', cls: 'age', values: pick((mm) => mm.oldestWaitingMs) }], 'lines', ms, timeScale, SAMPLED)}
+${minuteChart('Delayed lag per minute', x.minutes, [{ label: 'earliest due delayed job, past its run-at', cls: 'lag', values: pick((mm) => mm.delayedLagMs) }], 'lines', ms, timeScale, SAMPLED)}
+</div>`;
 }
+
+/** What the two gauge charts show, and why a minute may have no point. */
+const SAMPLED = 'x: minute (UTC); one sample a minute, taken by a running worker\'s heartbeat: no point where no worker ran';

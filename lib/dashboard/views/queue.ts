@@ -20,6 +20,10 @@ export interface QueuePageModel {
   readonly pausedNames: readonly string[];
   readonly state: JobState;
   readonly filter: QueueFilter;
+  /** The direction the state's index is walked in (see sortNote). */
+  readonly order: 'asc' | 'desc';
+  /** Links to the page sorted each way; absent when a filter fixes the order. */
+  readonly sortLinks?: { readonly asc: string; readonly desc: string };
   readonly jobs: readonly Job[];
   /** Jobs the current state and filter match (what "all matching" actions touch). */
   readonly matching: number;
@@ -35,11 +39,14 @@ export interface QueuePageModel {
   readonly queues: readonly { readonly label: string; readonly href: string; readonly connection: string; readonly queue: string }[];
 }
 
-/** A select of every queue and a Go button (the script navigates on submit; keyboard: Tab, arrows, Enter). */
+/**
+ * A select of every queue and a Go button: a plain GET form to `_switch`, which redirects to the queue's page, so
+ * it works without JavaScript (keyboard: Tab, arrows, Enter). The script only saves the redirect's round trip.
+ */
 function switcher(m: QueuePageModel): SafeHtml {
   if (m.queues.length < 2) return html``;
-  return html`<form class="switcher" data-switch="1"><label for="queue-switch">Queue</label> <select id="queue-switch" name="to">${m.queues.map(
-    (q) => html`<option value="${q.href}"${q.queue === m.queue && q.connection === m.connection ? html` selected` : ''}>${q.label}</option>`,
+  return html`<form class="switcher" method="get" action="${m.base === '/' ? '' : m.base}/_switch"><label for="queue-switch">Queue</label> <select id="queue-switch" name="to">${m.queues.map(
+    (q) => html`<option value="${q.connection}/${q.queue}" data-href="${q.href}"${q.queue === m.queue && q.connection === m.connection ? html` selected` : ''}>${q.label}</option>`,
   )}</select> <button type="submit">Go</button></form>`;
 }
 
@@ -128,6 +135,34 @@ function detailOf(j: Job): SafeHtml | string {
   return j.progress !== undefined ? progressCell(j.progress) : '';
 }
 
+/** What each state's index is ordered by, and the words for its two directions. */
+const SORT_KEYS: Record<JobState, { readonly by: string; readonly asc: string; readonly desc: string }> = {
+  completed: { by: 'finished at', asc: 'oldest first', desc: 'newest first' },
+  failed: { by: 'finished at', asc: 'oldest first', desc: 'newest first' },
+  cancelled: { by: 'finished at', asc: 'oldest first', desc: 'newest first' },
+  delayed: { by: 'run at', asc: 'due soonest first', desc: 'due last first' },
+  waiting: { by: 'claim order (priority, then arrival)', asc: 'next to run first', desc: 'last in line first' },
+  active: { by: 'lease expiry', asc: 'lease ends soonest first', desc: 'lease ends last first' },
+  'waiting-children': { by: 'the time it started waiting', asc: 'oldest first', desc: 'newest first' },
+};
+
+/** The When column's header: its two sort links (plain links, no script), or the one order a filter allows. */
+function whenHeader(m: QueuePageModel): SafeHtml {
+  const k = SORT_KEYS[m.state];
+  if (!m.sortLinks) return html`<th title="a filtered list follows the engine's scan, which goes one way">When <span class="muted small">(${k[m.order]})</span></th>`;
+  const link = (dir: 'asc' | 'desc'): SafeHtml =>
+    html`<a class="sort${m.order === dir ? ' on' : ''}" href="${m.sortLinks![dir]}"${m.order === dir ? html` aria-current="true"` : ''}>${dir === 'asc' ? '↑' : '↓'} ${k[dir]}</a>`;
+  return html`<th class="sortable">When ${link('asc')} ${link('desc')}</th>`;
+}
+
+/** Why only the When column sorts. */
+function sortNote(m: QueuePageModel): SafeHtml {
+  const k = SORT_KEYS[m.state];
+  return m.sortLinks
+    ? html`<p class="muted small sortnote">Sorted by ${k.by}, ${k[m.order]}. Only the When column sorts: ${m.state} jobs are kept in that order, so either direction reads one bounded range; sorting by another column would read every job.</p>`
+    : html`<p class="muted small sortnote">Filtered: ${k[m.order]} only (the filter scans the ${m.state} jobs one way, in bounded steps). Clear the filter to sort.</p>`;
+}
+
 /** Handler time of a finished job (started to finished, the last attempt). */
 function took(j: Job): string {
   return j.startedAt !== undefined && j.finishedAt !== undefined ? duration(Math.max(0, j.finishedAt - j.startedAt)) : '–';
@@ -161,8 +196,8 @@ ${bulk(m)}
 ${m.jobs.length === 0
   ? html`<p class="empty">No ${m.state} jobs${m.filter.name || m.filter.error ? ' match the filter' : ''}.</p>`
   : html`<table class="grid jobs">
-<thead><tr>${m.readOnly ? '' : html`<th><input type="checkbox" class="pick-all" aria-label="select all on this page"></th>`}<th>Id</th><th>Name</th><th class="num">Attempt</th><th>When</th>${m.state === 'completed' || m.state === 'failed' ? html`<th class="num" title="started to finished, last attempt">Duration</th>` : ''}<th>${m.state === 'failed' ? 'Error' : m.state === 'completed' ? 'Result' : 'Progress'}</th></tr></thead>
+<thead><tr>${m.readOnly ? '' : html`<th><input type="checkbox" class="pick-all" aria-label="select all on this page"></th>`}<th>Id</th><th>Name</th><th class="num">Attempt</th>${whenHeader(m)}${m.state === 'completed' || m.state === 'failed' ? html`<th class="num" title="started to finished, last attempt">Duration</th>` : ''}<th>${m.state === 'failed' ? 'Error' : m.state === 'completed' ? 'Result' : 'Progress'}</th></tr></thead>
 <tbody>${m.jobs.map((j) => row(m, j))}</tbody>
-</table>`}
+</table>${sortNote(m)}`}
 <nav class="pager">${m.prev ? html`<a href="${m.prev}">← previous</a>` : ''}<span class="muted">${m.jobs.length ? `${count(m.from)}–${count(to)} of ${count(m.matching)}${m.matchingCapped ? '+' : ''}` : ''}</span>${m.next ? html`<a href="${m.next}">next →</a>` : ''}</nav>`;
 }
