@@ -27,6 +27,16 @@ export interface ClaimerOptions {
  * workers. A wake-up heard while every slot was taken is answered as soon as
  * a claim comes back short or a slot frees: the job it announced may have
  * been added after that claim ran.
+ *
+ * A short answer is news only if nothing newer was heard while its call was
+ * out. Answers can come back out of order (a completion's claim is answered
+ * after its write is confirmed, e.g. the WAIT of durability 'replicated',
+ * while a claim sent later is answered at once): a completion whose claim
+ * ran dry before an add, answered after the wake-up that add sent and the
+ * claim it caused, would leave the worker idle with the store's idle marker
+ * spent by that wake-up, so no later add would announce anything to it.
+ * So a short answer to a call sent before the latest news (`heard`) claims
+ * again instead: a claim that runs dry now sets the marker again.
  */
 export class Claimer {
   /** Slots asked for by claims in flight. */
@@ -41,6 +51,10 @@ export class Claimer {
   private retryTimer: NodeJS.Timeout | undefined;
   /** The last look found nothing to claim. */
   private idle = false;
+  /** Counts the news of new work (wake-ups, pushes): a claim's answer is judged by what was heard when it was sent. */
+  private heard = 0;
+  /** What `heard` was when each completion's claim (nextFetch) was sent. */
+  private readonly sentAt = new WeakMap<Fetch, number>();
 
   constructor(private readonly o: ClaimerOptions) {}
 
@@ -60,13 +74,15 @@ export class Claimer {
   nextFetch(open: boolean, slots: number, nameRoom: readonly NameRoom[], freed: number): Fetch {
     const count = open && !this.idle ? slots : 0;
     const pushSlots = this.o.pushable() ? Math.max(0, this.free() + freed) : undefined;
-    return { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom, pushSlots };
+    const fetch = { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom, pushSlots };
+    this.sentAt.set(fetch, this.heard);
+    return fetch;
   }
 
   /** The jobs completions claimed with `fetch` (nextFetch): taken, then the next claim decided as for any claim. */
   claimedWithCompletion(fetch: Fetch, outcome: { readonly next: JobRecord[]; readonly waitMs: number }): void {
     this.o.onClaimed(outcome.next);
-    if (fetch.count > 0) this.answered({ jobs: outcome.next, waitMs: outcome.waitMs }, fetch.count);
+    if (fetch.count > 0) this.answered({ jobs: outcome.next, waitMs: outcome.waitMs }, fetch.count, this.sentAt.get(fetch) ?? this.heard);
   }
 
   /**
@@ -75,6 +91,7 @@ export class Claimer {
    * claim again, and the claim that runs dry names the worker for the next push.
    */
   pushed(jobs: JobRecord[]): void {
+    this.heard += 1;
     if (this.running) this.idle = false;
     this.o.onClaimed(jobs);
   }
@@ -112,6 +129,7 @@ export class Claimer {
     const count = Math.min(this.free(), limit, this.o.batch);
     if (count <= 0) return;
     this.reserved += count;
+    const sent = this.heard;
     const claim = this.o.store
       .claim(this.o.queue, { count, workerId: this.o.workerId, lockMs: this.o.lockMs, nameRoom: this.o.nameRoom(), woken: hinted, pushSlots: this.o.pushable() ? count : undefined })
       .then(
@@ -124,7 +142,7 @@ export class Claimer {
             this.idle = false;
             this.fill();
           } else {
-            this.answered(outcome, count);
+            this.answered(outcome, count, sent);
           }
         },
         (err) => {
@@ -153,12 +171,16 @@ export class Claimer {
   }
 
   /** What to do after a claim (or a complete's claim of the next job) for `asked` slots. */
-  private answered(outcome: ClaimOutcome, asked: number): void {
+  private answered(outcome: ClaimOutcome, asked: number, sent: number): void {
     if (outcome.jobs.length >= asked) {
       this.idle = false;
       this.fill();
     } else if (outcome.waitMs > 0) {
       this.waitFor(outcome.waitMs);
+    } else if (sent !== this.heard) {
+      // Stale: new work was announced while this call was out (see the class comment).
+      this.idle = false;
+      this.fill();
     } else {
       this.short();
     }
@@ -198,6 +220,7 @@ export class Claimer {
    */
   wake(): void {
     if (!this.running) return;
+    this.heard += 1;
     if (this.free() <= 0) {
       this.pendingWake = true;
       return;

@@ -19,6 +19,13 @@ export function spoolIdOf(bullId: string): string {
 /** Options BullMQ stores that the mapping reads (the rest are listed as not carried). */
 const READ = new Set(['attempts', 'backoff', 'delay', 'priority', 'lifo', 'jobId', 'removeOnComplete', 'removeOnFail', 'timestamp', 'parent', 'prevMillis', 'repeatJobKey', 'fpof', 'cpof', 'idof', 'rdof', 'failParentOnFailure', 'continueParentOnFailure', 'ignoreDependencyOnFailure', 'removeDependencyOnFailure', 'repeat', 'parentKey']);
 
+/**
+ * BullMQ stores a few options under short names (optsEncodeMap in its
+ * src/utils, the same in 5 and 6): a job's report names them as they were
+ * written, `keepLogs`, not `kl`.
+ */
+const BULL_OPTION_NAMES: Readonly<Record<string, string>> = { kl: 'keepLogs', de: 'deduplication' };
+
 /** What a job needs, besides its hash, to be mapped. */
 export interface MapInput {
   readonly job: BullJob;
@@ -121,10 +128,12 @@ export function mapJob(input: MapInput, now: number): Mapped {
   const h = job.hash;
   const notes: string[] = [];
   const opts = parseOpts(h.opts);
-  for (const key of Object.keys(opts)) if (!READ.has(key)) notes.push(`option ${key} not carried`);
+  const dedup = h.deid ?? (opts.de as unknown);
+  // The deduplication id has its own line below.
+  for (const key of Object.keys(opts)) if (!READ.has(key) && !(key === 'de' && dedup)) notes.push(`option ${BULL_OPTION_NAMES[key] ?? key} not carried`);
   if (job.logs > 0) notes.push(`${job.logs} log line(s) not carried`);
   if (h.progress !== undefined && h.progress !== '0' && h.progress !== '') notes.push(`progress ${h.progress} not carried`);
-  if (h.deid ?? (opts.de as unknown)) notes.push('deduplication id not carried (a Spool dedup key lives only while its job waits)');
+  if (dedup) notes.push('deduplication id not carried (a Spool dedup key lives only while its job waits)');
 
   let priority = int(h.priority, typeof opts.priority === 'number' ? opts.priority : 0);
   if (priority > MAX_PRIORITY) {

@@ -57,14 +57,20 @@ export class BullSource {
    * takes from the right, so a list is read from its right end. Sorted
    * sets: by score, each page after the last (score, member) read, so
    * entries added or removed meanwhile shift nothing.
+   *
+   * `removed`: ids of the page just yielded that the caller took out of the
+   * index before asking for the next (--remove-imported). A list's unread
+   * entries move that many places to the right, and a sorted set has fewer
+   * members at the last score: without this, every other page was skipped.
    */
-  async *pages(index: BullIndex, size: number): AsyncGenerator<readonly { readonly id: string; readonly score: number }[]> {
+  async *pages(index: BullIndex, size: number, removed?: ReadonlySet<string>): AsyncGenerator<readonly { readonly id: string; readonly score: number }[]> {
     if (!SORTED.has(index)) {
-      for (let end = -1; ; end -= size) {
+      for (let end = -1; ; ) {
         const ids = await this.send<string[]>(['LRANGE', this.key(index), String(end - size + 1), String(end)]);
         if (ids.length === 0) return;
         yield ids.reverse().map((id) => ({ id, score: 0 }));
         if (ids.length < size) return;
+        end -= size - ids.filter((id) => removed?.has(id)).length;
       }
     }
     let min = '-inf';
@@ -77,7 +83,7 @@ export class BullSource {
       if (page.length < size) return;
       // Next page: from the last score read, past the members of that score already read.
       const score = page[page.length - 1]!.score;
-      const same = page.filter((e) => e.score === score).length;
+      const same = page.filter((e) => e.score === score && !removed?.has(e.id)).length;
       skip = score === last ? skip + same : same;
       last = score;
       min = String(score);

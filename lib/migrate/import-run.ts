@@ -89,7 +89,10 @@ export class ImportRun {
     const total = await source.size(index);
     const tally = this.s.builder.tally(report, state);
     let done = 0;
-    for await (const page of source.pages(index, this.s.batchSize)) {
+    // What the last page removed from BullMQ's index, for the pager (filled below, read when the next page is asked for).
+    const removed = new Set<string>();
+    for await (const page of source.pages(index, this.s.batchSize, removed)) {
+      removed.clear();
       const jobs = await source.readJobs(page.map((e) => e.id));
       const writes: { job: ImportedJob; note: JobNote }[] = [];
       const removals: string[] = [];
@@ -111,6 +114,7 @@ export class ImportRun {
         // Only now: each removed job's Spool copy is written (or was there).
         removals.push(...writes.map((w) => w.note.bullId));
         await Promise.all(removals.map((id) => source.removeJob(index, id)));
+        for (const id of removals) removed.add(id);
         tally.removed += removals.length;
       }
       done += page.length;

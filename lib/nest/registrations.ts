@@ -71,7 +71,7 @@ export function readRegistration(item: unknown, at: string): { readonly registra
 }
 
 export function checkTracing(tracing: unknown, at: string): void {
-  if (tracing !== undefined && typeof tracing !== 'boolean') throw new SpoolBootstrapError(`${at}.tracing`, `must be true or false, got ${JSON.stringify(tracing)}`);
+  if (tracing !== undefined && typeof tracing !== 'boolean') throw new SpoolBootstrapError(`${at}.tracing`, `must be true or false, got ${describe(tracing)}`);
 }
 
 function checkPrefix(prefix: unknown, at: string): void {

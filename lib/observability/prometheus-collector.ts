@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } 
 import { InvalidArgumentError } from '../engine/errors.js';
 import { DURATION_BUCKET_BOUNDS_MS, type CountedMetrics, type MinuteMetrics, type QueueMetrics } from '../engine/metrics.js';
 import { assertKnownKeys, assertPlainObject } from '../engine/options.js';
+import { describe } from '../common/validation.js';
 
 /** What the collector reads: a Queue, or anything with a name and getMetrics(). */
 export interface MetricsSource {
@@ -73,11 +74,11 @@ export class SpoolPrometheus {
       throw new InvalidArgumentError('SpoolPrometheus options.queues', 'must be an array of queues or a function returning them', 'pass { queues: [queue] }');
     }
     const prefix = options.prefix ?? 'spool_';
-    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) {
-      throw new InvalidArgumentError('SpoolPrometheus options.prefix', `"${prefix}" cannot start a metric name`, 'use letters, digits, _ and :');
+    if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) {
+      throw new InvalidArgumentError('SpoolPrometheus options.prefix', `${describe(prefix)} cannot start a metric name`, 'use letters, digits, _ and :');
     }
     if (options.nameLabel !== undefined && typeof options.nameLabel !== 'boolean') {
-      throw new InvalidArgumentError('SpoolPrometheus options.nameLabel', `must be true or false, got ${JSON.stringify(options.nameLabel)}`);
+      throw new InvalidArgumentError('SpoolPrometheus options.nameLabel', `must be true or false, got ${describe(options.nameLabel)}`);
     }
     const byName = options.nameLabel ?? true;
     this.byName = byName;

@@ -141,8 +141,11 @@ export class Outbox implements OutboxWriter {
   }
 
   private async onFailed(statement: string, seqs: readonly string[] | undefined): Promise<number> {
-    if (seqs !== undefined && !seqs.every((q) => /^[1-9][0-9]{0,18}$/.test(q))) {
-      throw new InvalidArgumentError('outbox seqs', `must be row numbers as failed() lists them, got ${JSON.stringify(seqs)}`);
+    if (seqs !== undefined) {
+      // Named by the first bad item, described (never the whole list: it may hold thousands).
+      if (!Array.isArray(seqs)) throw new InvalidArgumentError('outbox seqs', `must be an array of row numbers as failed() lists them, got ${describe(seqs)}`);
+      const bad = seqs.findIndex((q) => typeof q !== 'string' || !/^[1-9][0-9]{0,18}$/.test(q));
+      if (bad >= 0) throw new InvalidArgumentError(`outbox seqs[${bad}]`, `must be one of the row numbers failed() lists (a string of digits), got ${describe(seqs[bad])}`);
     }
     const pool = await this.connect();
     const { rowCount } = await pool.query(`${statement} WHERE failed_ms IS NOT NULL AND ($1::bigint[] IS NULL OR seq = ANY($1::bigint[]))`, [seqs ?? null]);

@@ -1,6 +1,7 @@
 import { SQL_SOURCES } from './sql-sources.js';
 import { PostgresSchemaMissingError, PostgresSchemaTooNewError } from './errors.js';
 import { InvalidArgumentError } from '../common/errors.js';
+import { describe } from '../common/validation.js';
 
 /** What PostgresStore needs of a pool, a client, or the caller's transaction client: one query at a time. */
 export interface Queryable {
@@ -16,7 +17,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 /** A schema name Spool accepts: it is spliced into SQL text, so only plain lower-case identifiers. */
 export function checkSchemaName(schema: unknown): string {
   if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new InvalidArgumentError('PostgresStore options.schema', `must be a lower-case identifier (letters, digits, _), got ${JSON.stringify(schema)}`);
+    throw new InvalidArgumentError('PostgresStore options.schema', `must be a lower-case identifier (letters, digits, _), got ${describe(schema)}`);
   }
   return schema;
 }

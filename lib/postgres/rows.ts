@@ -1,4 +1,5 @@
 import type { ChildrenRecord, JobRecord, JobState } from '../store/store.js';
+import { describe } from '../common/validation.js';
 import { PostgresCallError } from './errors.js';
 
 /** A row of the jobs table as to_jsonb() returns it (column names, numbers as JSON numbers). */
@@ -41,12 +42,12 @@ export function toJobRecord(row: JobRow): JobRecord {
 
 /** A jsonb value a function returned, checked to be an object. */
 export function objectOf(fn: string, v: unknown): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new PostgresCallError(fn, new Error(`expected an object, got ${JSON.stringify(v)}`));
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new PostgresCallError(fn, new Error(`expected an object, got ${describe(v)}`));
   return v as Record<string, unknown>;
 }
 
 export function arrayOf(fn: string, v: unknown): unknown[] {
-  if (!Array.isArray(v)) throw new PostgresCallError(fn, new Error(`expected an array, got ${JSON.stringify(v)}`));
+  if (!Array.isArray(v)) throw new PostgresCallError(fn, new Error(`expected an array, got ${describe(v)}`));
   return v;
 }
 

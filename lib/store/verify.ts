@@ -36,11 +36,12 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const where = new Map<string, string[]>();
   const note = (id: string, index: string) => where.set(id, [...(where.get(id) ?? []), index]);
   const members = (key: string) => client.sendCommand(['ZRANGE', key, '0', '-1']) as Promise<string[]>;
+  const scan = queueKeyWalk(client, keys);
 
   for (const state of JOB_STATES) for (const id of await members(indexKey(keys, state))) note(id, state);
   for (const id of (await client.sendCommand(['LRANGE', keys.fifo, '0', '-1'])) as string[]) note(id, 'waiting');
-  const groupWaits = (await scan(client, `${keys.groupPrefix}*`)).filter((k) => k.endsWith(':wait'));
-  const parked = await scan(client, `${keys.parkedPrefix}*`);
+  const groupWaits = (await scan(`${keys.groupPrefix}*`)).filter((k) => k.endsWith(':wait'));
+  const parked = await scan(`${keys.parkedPrefix}*`);
   let grouped = 0;
   let parkedCount = 0;
   let inPausedGroups = 0;
@@ -52,7 +53,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   }
   for (const key of parked) for (const id of await members(key)) (note(id, `waiting (${key})`), (parkedCount += 1));
 
-  const hashIds = new Set((await scan(client, `${keys.jobPrefix}*`)).map((key) => key.slice(keys.jobPrefix.length)));
+  const hashIds = new Set((await scan(`${keys.jobPrefix}*`)).map((key) => key.slice(keys.jobPrefix.length)));
   const ids = [...new Set([...where.keys(), ...hashIds])];
   const fields = await Promise.all(
     ids.map((id) => client.sendCommand(['HMGET', keys.job(id), 'state', 'token', 'name', 'data', 'group', 'hold']) as Promise<(string | null)[]>),
@@ -84,7 +85,7 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
 
   for (const kind of ['logs', 'deps', 'results', 'failures'] as const) {
     const prefix = keys[kind]('');
-    for (const key of await scan(client, `${prefix}*`)) {
+    for (const key of await scan(`${prefix}*`)) {
       if (!hashIds.has(key.slice(prefix.length))) problems.push(`${key} belongs to no job`);
     }
   }
@@ -96,8 +97,8 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   const meta = decodeHash((await client.sendCommand(['HGETALL', keys.meta])) as RawReply);
   // Drops name a job's log and flow keys only where meta says they may exist (lua/includes/owned-keys).
   if (meta.kt !== undefined) {
-    if (meta.klog === undefined && (await scan(client, `${keys.logs('')}*`)).length) problems.push('job logs exist but meta klog is unset');
-    if (meta.kflow === undefined && (await scan(client, `${keys.deps('')}*`)).length) problems.push('flow parents exist but meta kflow is unset');
+    if (meta.klog === undefined && (await scan(`${keys.logs('')}*`)).length) problems.push('job logs exist but meta klog is unset');
+    if (meta.kflow === undefined && (await scan(`${keys.deps('')}*`)).length) problems.push('flow parents exist but meta kflow is unset');
   }
   const counter = (field: string) => Number(meta[field] ?? 0);
   if (counter('gw') !== grouped) problems.push(`meta gw says ${counter('gw')} grouped waiting jobs, the group sets hold ${grouped}`);
@@ -117,9 +118,32 @@ export async function verifyQueue(client: RedisClientLike, keys: QueueKeys): Pro
   for (const gid of activeByGroup.keys()) problems.push(`group ${gid} has active jobs but is not in the groups set`);
   const ring = (await client.sendCommand(['LRANGE', keys.ring, '0', '-1'])) as string[];
   if (new Set(ring).size !== ring.length) problems.push(`the group ring holds a group twice: ${ring.join(', ')}`);
-  problems.push(...(await verifySchedulers(client, keys, (pattern) => scan(client, pattern))));
+  problems.push(...(await verifySchedulers(client, keys, scan)));
   problems.push(...(await verifyDeadIndexes(client, keys)));
   return problems;
+}
+
+/**
+ * Lists the queue's keys by prefix from one SCAN walk, made on first use:
+ * SCAN visits the whole keyspace whatever MATCH says (Redis 7.0 does not
+ * narrow a walk to a hash tag's slot), so on a server holding other data a
+ * walk per pattern cost verify() one full pass of every key each time.
+ * The walk matches the part every pattern shares (`{prefix:queue}:`).
+ */
+function queueKeyWalk(client: RedisClientLike, keys: QueueKeys): (pattern: string) => Promise<string[]> {
+  const prefixes = [keys.jobPrefix, keys.logs(''), keys.groupPrefix, keys.parkedPrefix, keys.schedulerPrefix, keys.deps(''), keys.results(''), keys.failures('')];
+  const common = prefixes.reduce((a, b) => {
+    let n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) n += 1;
+    return a.slice(0, n);
+  });
+  let walked: Promise<string[]> | undefined;
+  return async (pattern) => {
+    const prefix = pattern.endsWith('*') ? pattern.slice(0, -1) : pattern;
+    if (!prefix.startsWith(common)) return scan(client, pattern);
+    walked ??= scan(client, `${common}*`);
+    return (await walked).filter((key) => (pattern.endsWith('*') ? key.startsWith(prefix) : key === prefix));
+  };
 }
 
 async function scan(client: RedisClientLike, pattern: string): Promise<string[]> {

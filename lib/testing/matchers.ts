@@ -1,6 +1,7 @@
 import type { Job } from '../engine/job.js';
 import type { ExportFilter } from '../engine/dead-letters.js';
 import { JOB_STATES, type JobState } from '../store/store.js';
+import { describe } from '../common/validation.js';
 
 /**
  * Jest matchers on a queue, through its public reads (so they hold on a
@@ -84,7 +85,7 @@ async function assertJob(
   show: (job: Job) => unknown,
 ): Promise<SpoolMatcherResult> {
   const queue = checkQueue(received, matcher);
-  if (typeof name !== 'string' || name === '') throw new TypeError(`expect(queue).${matcher}(name, ...): name must be a job name, got ${String(name)}`);
+  if (typeof name !== 'string' || name === '') throw new TypeError(`expect(queue).${matcher}(name, ...): name must be a job name, got ${describe(name)}`);
   const jobs = await jobsOf(queue, name, states);
   const hit = jobs.find(test);
   const hint = ctx.utils.matcherHint(`.${matcher}`, 'queue', 'name, ...', { isNot: ctx.isNot });

@@ -88,7 +88,9 @@ describe('Redis Sentinel over TLS with passwords: failover under load', () => {
         }
       })();
 
-      await waitFor(() => acked.length >= 50 && ran.size >= 20, { timeout: 10_000, message: 'jobs added and run before the kill' });
+      await waitFor(() => acked.length >= 50 && ran.size >= 20, { timeout: 10_000, message: 'jobs added and run before the kill' }).catch((err: Error) => {
+        throw new Error(`${err.message} (${acked.length} adds acknowledged, ${ran.size} run)`);
+      });
       const master = await group.master();
       const oldPort = await group.masterPort();
       await master.kill();

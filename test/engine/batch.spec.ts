@@ -68,6 +68,9 @@ describe('batch handlers', () => {
     expect(await queue.getJob(three!.id)).toMatchObject({ state: 'failed', attempt: 1, error: { message: 'three is broken', reason: 'error' } });
     expect(failed.sort()).toEqual(['2:two is flaky:retry', '3:three is broken:dead']);
     expect(attempts).toContain('2@2');
+    // Metrics count per job, not per batch call: 2 completions, 2 failed attempts (one retried, one dead-lettered).
+    const { lastHour } = await queue.getMetrics();
+    expect(lastHour).toMatchObject({ completed: 2, failed: 2, retried: 1, deadLettered: 1 });
   });
 
   it('a throw fails every job of the batch; a wrong number of results too (BatchResultError)', async () => {

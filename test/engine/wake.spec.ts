@@ -1,5 +1,5 @@
 import { Queue, RedisStore, Worker } from '../../lib/index.js';
-import type { ClaimOutcome, Fetch } from '../../lib/store/index.js';
+import type { ClaimOutcome, CompleteManyOutcome, Completion, Fetch } from '../../lib/store/index.js';
 import { silentLogger, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { commandOf, keysOf } from '../helpers/redis-access.js';
@@ -19,6 +19,33 @@ class CountingStore extends RedisStore {
     const outcome = await super.claim(queue, fetch);
     if (!fetch.woken || outcome.jobs.length > 0) this.claims += 1;
     return outcome;
+  }
+}
+
+/**
+ * A real store whose answer to one completion write is held back until the
+ * test lets it go (the write itself runs in Redis at once), as the WAIT of
+ * durability 'replicated' holds it on a busy machine; and no pushes, so
+ * idle workers hear of new jobs through wake-ups only.
+ */
+class HeldCompletionStore extends RedisStore {
+  holdFor: string | undefined;
+  private released: (() => void) | undefined;
+  readonly written = new Set<string>();
+  override async completeMany(queue: string, completions: readonly Completion[], fetch: Fetch): Promise<CompleteManyOutcome> {
+    const outcome = await super.completeMany(queue, completions, fetch);
+    for (const c of completions) this.written.add(c.lease.id);
+    if (this.holdFor !== undefined && completions.some((c) => c.lease.id === this.holdFor)) {
+      this.holdFor = undefined;
+      await new Promise<void>((resolve) => (this.released = resolve));
+    }
+    return outcome;
+  }
+  letGo(): void {
+    this.released?.();
+  }
+  override async onPushed(): Promise<undefined> {
+    return undefined;
   }
 }
 
@@ -117,6 +144,40 @@ describe('wake-ups', () => {
     idleWorkers('busy', 1);
     await waitFor(async () => (await queue.getCounts()).completed === 51, { message: 'the backlog to drain' });
     expect(await queue.verify()).toEqual([]);
+  });
+
+  it('does not go idle on a completion whose claim ran dry before a job it has since been woken for (answers out of order)', async () => {
+    const held = new HeldCompletionStore({ url: server.url }, { prefix: uniquePrefix(), logger: silentLogger });
+    await held.connect();
+    const queue = new Queue('late', { store: held });
+    const gates = new Map<string, () => void>();
+    const [a1, a2] = await queue.addBulk([{ name: 'a', data: 'A1' }, { name: 'a', data: 'A2' }]);
+    held.holdFor = a1!.id;
+    const worker = new Worker('late', (job) => (job.data === 'B' ? new Promise<void>((resolve) => gates.set('B', resolve)) : undefined), {
+      store: held, concurrency: 2, prefetch: 0, pollInterval: 600_000, logger: silentLogger,
+    });
+    const done = new Set<string>();
+    worker.on('completed', (job) => void done.add(job.id));
+    try {
+      await worker.run();
+      // A1's completion claims one job and finds none: its answer is held. A2's comes back: the worker is idle.
+      await waitFor(() => held.written.has(a1!.id) && done.has(a2!.id), { message: 'A1 written, A2 answered' });
+      // B's add spends the idle marker on a wake-up; the worker's free slot claims B.
+      await queue.add('b', 'B');
+      await waitFor(() => gates.has('B'), { message: 'B to start' });
+      // Now A1's answer arrives, older than the wake-up for B: it must not put the worker to sleep.
+      held.letGo();
+      await waitFor(() => done.has(a1!.id), { message: "A1's answer taken" });
+      gates.get('B')!();
+      await waitFor(async () => (await queue.getCounts()).completed === 3, { message: 'B completed' });
+      const c = await queue.add('c', 'C');
+      await waitFor(async () => (await queue.getJob(c.id))?.state === 'completed', { timeout: 5000, message: 'C to run, announced to the idle worker (poll interval 600 s)' });
+      expect(await queue.verify()).toEqual([]);
+    } finally {
+      held.letGo();
+      await worker.close();
+      await held.disconnect();
+    }
   });
 });
 

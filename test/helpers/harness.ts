@@ -5,17 +5,20 @@ type QueueExtra = Omit<QueueOptions, 'store'>;
 type WorkerExtra = Omit<WorkerOptions, 'store'>;
 
 /**
- * Per-test store, queues and workers on the run's Redis. After each test the
+ * Per-test store, queues and workers on the run's Redis (or `where.url`'s: a
+ * test that leaves a large backlog behind keeps it off the shared server,
+ * whose every SCAN walk, verify()'s included, would pay for it in the test
+ * files that run after). After each test the
  * workers are closed, every queue used is checked with verify() (DESIGN
  * invariant 1) and the store is disconnected.
  */
-export function engineHarness(defaults: WorkerExtra = {}) {
+export function engineHarness(defaults: WorkerExtra = {}, where: { url?: () => string; hookTimeoutMs?: number } = {}) {
   let store: RedisStore | undefined;
   const queues: Queue<never, never>[] = [];
   const workers: Worker<never, never>[] = [];
 
   beforeEach(async () => {
-    store = await testStore();
+    store = await testStore(where.url?.());
   });
 
   afterEach(async () => {
@@ -24,7 +27,7 @@ export function engineHarness(defaults: WorkerExtra = {}) {
     await store?.disconnect();
     store = undefined;
     expect(problems).toEqual([]);
-  });
+  }, where.hookTimeoutMs);
 
   return {
     get store(): RedisStore {

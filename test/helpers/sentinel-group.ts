@@ -110,7 +110,7 @@ export class SentinelGroup {
   /** A new replica of the current master (a replacement node joining), in sync when this resolves. */
   async addReplica(): Promise<RedisServer> {
     const node = await this.startNode(await this.masterPort());
-    await waitFor(async () => (await this.role(node.server.port)).includes('connected'), { timeout: 10_000, message: 'the new replica in sync' });
+    await waitFor(async () => (await this.role(node.server.port)).includes('connected'), { timeout: 20_000, message: 'the new replica in sync' });
     return node.server;
   }
 

@@ -24,6 +24,8 @@ export interface Made {
   readonly parentId: string;
   readonly childIds: readonly string[];
   readonly activeId: string;
+  /** The nightly scheduler's endDate (ms). */
+  readonly endDate: number;
 }
 
 /**
@@ -32,7 +34,8 @@ export interface Made {
  * month, a dead letter with a stack after 2 attempts, an active job, a job
  * scheduler every hour and a cron one in a time zone, on 5 a legacy
  * repeatable job, a flow parent whose children are in `emails`), and
- * `held`, a paused queue with one job.
+ * `held`, a paused queue with two jobs (one with a log line and options
+ * Spool does not carry).
  */
 export async function makeBullJobs(lib: BullLib, url: string, prefix: string, legacy: boolean): Promise<{ made: Made; close: () => Promise<void> }> {
   const connection = connectionOf(url);
@@ -67,7 +70,8 @@ export async function makeBullJobs(lib: BullLib, url: string, prefix: string, le
   await orders.add('charge', { order: 5 }, { jobId: 'order-5', lifo: true });
   const due = await orders.add('remind', { order: 6 }, { jobId: 'remind-6', delay: 30 * DAY });
   await orders.upsertJobScheduler('hourly', { every: 3600_000 }, { name: 'sweep', data: { deep: false }, opts: { attempts: 4, priority: 2 } });
-  await orders.upsertJobScheduler('nightly', { pattern: '0 3 * * *', tz: 'Europe/Paris' }, { name: 'report', data: { kind: 'daily' } });
+  const endDate = Date.now() + 60 * DAY;
+  await orders.upsertJobScheduler('nightly', { pattern: '0 3 * * *', tz: 'Europe/Paris', limit: 40, endDate }, { name: 'report', data: { kind: 'daily' } });
   if (legacy) await orders.add('legacy', { l: 1 }, { repeat: { every: 7200_000, limit: 5 } } as Parameters<typeof orders.add>[2]);
   const tree = await flows.add({
     name: 'bundle',
@@ -80,6 +84,9 @@ export async function makeBullJobs(lib: BullLib, url: string, prefix: string, le
     ],
   });
   await held.add('later', { x: 1 }, { jobId: 'later-1' });
+  // Options and history Spool has no place for: listed with the job, never dropped silently.
+  const noted = await held.add('later', { x: 2 }, { jobId: 'later-2', keepLogs: 10, sizeLimit: 4096 });
+  await noted.log('queued by the old code');
   await held.pause();
   return {
     made: {
@@ -89,6 +96,7 @@ export async function makeBullJobs(lib: BullLib, url: string, prefix: string, le
       parentId: tree.job.id!,
       childIds: (tree.children ?? []).map((c) => c.job.id!),
       activeId: active.id!,
+      endDate,
     },
     close: async () => {
       release();

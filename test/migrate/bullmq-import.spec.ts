@@ -1,4 +1,5 @@
-import { importFromBullMQ, Queue, Worker, type ImportReport, type Job } from '../../lib/index.js';
+import { createClient } from 'redis';
+import { importFromBullMQ, Queue, Worker, type ImportProgress, type ImportReport, type Job } from '../../lib/index.js';
 import type { RedisStore } from '../../lib/index.js';
 import { redisUrl, testStore, uniquePrefix } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -13,13 +14,17 @@ describe.each(BULLMQ)('importFromBullMQ from $label', ({ lib, legacy }) => {
   let made: Made;
   let closeBull: () => Promise<void>;
   let report: ImportReport;
+  let bullBefore: Record<string, string>;
+  let bullAfter: Record<string, string>;
   const workers: Worker[] = [];
 
   beforeAll(async () => {
     bullPrefix = uniquePrefix('bull');
     ({ made, close: closeBull } = await makeBullJobs(lib, redisUrl(), bullPrefix, legacy));
     store = await testStore();
+    bullBefore = await bullKeys(bullPrefix);
     report = await importFromBullMQ({ from: redisUrl(), queue: QUEUES, bullPrefix, store });
+    bullAfter = await bullKeys(bullPrefix);
   }, 60_000);
 
   afterAll(async () => {
@@ -51,6 +56,10 @@ describe.each(BULLMQ)('importFromBullMQ from $label', ({ lib, legacy }) => {
     const one = (await orders.getJob('order-1'))!;
     expect(one).toMatchObject({ name: 'charge', data: { order: 1 }, state: 'waiting', attempt: 0, maxAttempts: 3 });
     expect(one.opts.backoff).toEqual({ type: 'exponential', delay: 1000 });
+    // removeOnComplete: 100 is the job's retention spec "count,ageMs" (lua/includes/retention); without one
+    // the job keeps every finished job as BullMQ does ('-1,-1'), not Spool's default retention.
+    expect(await rawField(`{${store.prefix}:orders}:job:order-1`, 'rc')).toBe('100,-1');
+    expect(await rawField(`{${store.prefix}:orders}:job:order-4`, 'rc')).toBe('-1,-1');
     expect((await orders.getJob(`bullmq:${made.autoId}`))!.data).toEqual({ order: 3 });
     expect((await orders.getJob('order-4'))!.priority).toBe(5);
     expect((await orders.getJob('order-5'))!.opts.lifo).toBe(true);
@@ -79,7 +88,8 @@ describe.each(BULLMQ)('importFromBullMQ from $label', ({ lib, legacy }) => {
     // Its first run in BullMQ was due at once (a job in wait, imported as one): Spool's next is an hour on.
     expect(hourly.next! - Date.now()).toBeGreaterThan(3500_000);
     const nightly = (await orders.getScheduler('nightly'))!;
-    expect(nightly.repeat).toMatchObject({ cron: '0 3 * * *', tz: 'Europe/Paris' });
+    // Its limit and endDate: no tick ran in BullMQ yet, so all 40 runs are left.
+    expect(nightly.repeat).toMatchObject({ cron: '0 3 * * *', tz: 'Europe/Paris', limit: 40, endAt: made.endDate });
     expect(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit' }).format(nightly.next!)).toBe('03:00');
     const schedulers = await orders.getSchedulers();
     expect(schedulers.map((s) => s.id).sort()).toEqual(legacy ? ['hourly', 'nightly', expect.stringMatching(/^repeat:/)] : ['hourly', 'nightly']);
@@ -87,6 +97,55 @@ describe.each(BULLMQ)('importFromBullMQ from $label', ({ lib, legacy }) => {
       const old = schedulers.find((s) => s.id.startsWith('repeat:'))!;
       expect(old.repeat).toMatchObject({ every: 7200_000, limit: 5 });
       expect(old.job).toMatchObject({ name: 'legacy', data: { l: 1 } });
+    }
+  });
+
+  it('lists per job what does not carry over (options, log lines) and what it skipped', async () => {
+    const later2 = report.notes.find((n) => n.bullId === 'later-2')!;
+    expect(later2).toMatchObject({ queue: 'held', outcome: 'imported', spoolId: 'later-2' });
+    expect([...later2.notCarried].sort()).toEqual(['1 log line(s) not carried', 'option keepLogs not carried', 'option sizeLimit not carried']);
+    expect((await queue('held').getJob('later-2'))!.data).toEqual({ x: 2 });
+    expect(report.notes.find((n) => n.bullId === made.activeId)).toMatchObject({ queue: 'orders', state: 'active', outcome: 'skipped', reason: "active: BullMQ's workers finish it" });
+    expect(report.notes.find((n) => n.bullId === 'order-1')).toBeUndefined();
+  });
+
+  it("only reads BullMQ's keys: every key under its prefix is as it was", () => {
+    expect(Object.keys(bullBefore).length).toBeGreaterThan(20);
+    expect(bullAfter).toEqual(bullBefore);
+  });
+
+  it('takes only the states asked for: completed jobs with their results when asked, and reports progress per page', async () => {
+    const done = new lib.Queue('done', { connection: connectionOf(redisUrl()), prefix: bullPrefix });
+    const worker = new lib.Worker('done', async (job) => ({ doubled: (job.data as { n: number }).n * 2 }), { connection: connectionOf(redisUrl()), prefix: bullPrefix });
+    const stores = [await testStore(), await testStore()];
+    try {
+      await done.addBulk([1, 2].map((n) => ({ name: 'double', data: { n }, opts: { jobId: `d-${n}` } })));
+      await waitFor(async () => (await done.getCompletedCount()) === 2, { message: 'BullMQ completed two jobs' });
+      await worker.close();
+      await done.add('double', { n: 3 }, { jobId: 'd-3' });
+
+      // By default completed jobs are history: left in BullMQ.
+      const plain = await importFromBullMQ({ from: redisUrl(), queue: 'done', bullPrefix, store: stores[0]! });
+      expect(plain.queues[0]!.states.completed).toBeUndefined();
+      expect(plain.queues[0]!.states.wait).toMatchObject({ found: 1, imported: 1 });
+      expect(await stores[0]!.getJob('done', 'd-1')).toBeNull();
+
+      const progress: ImportProgress[] = [];
+      const only = await importFromBullMQ({ from: redisUrl(), queue: 'done', bullPrefix, store: stores[1]!, states: ['completed'], batchSize: 1, onProgress: (p) => progress.push(p) });
+      expect(Object.keys(only.queues[0]!.states)).toEqual(['completed']);
+      expect(only.queues[0]!.states.completed).toMatchObject({ found: 2, imported: 2 });
+      const spool = new Queue('done', { store: stores[1]! });
+      expect(await spool.getJob('d-1')).toMatchObject({ state: 'completed', result: { doubled: 2 } });
+      expect(await spool.getJob('d-2')).toMatchObject({ state: 'completed', result: { doubled: 4 } });
+      expect(await spool.getJob('d-3')).toBeNull();
+      expect(progress).toEqual([
+        { queue: 'done', state: 'completed', done: 1, total: 2 },
+        { queue: 'done', state: 'completed', done: 2, total: 2 },
+      ]);
+    } finally {
+      await worker.close();
+      await done.close();
+      await Promise.all(stores.map((s) => s.disconnect()));
     }
   });
 
@@ -138,3 +197,45 @@ describe.each(BULLMQ)('importFromBullMQ from $label', ({ lib, legacy }) => {
     }
   });
 });
+
+async function rawField(key: string, field: string): Promise<string | null> {
+  const client = createClient({ url: redisUrl() });
+  await client.connect();
+  try {
+    return await client.hGet(key, field);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Every key under BullMQ's prefix with its type and content (TTLs aside): to show an import leaves them as they were. */
+async function bullKeys(bullPrefix: string): Promise<Record<string, string>> {
+  const client = createClient({ url: redisUrl(), RESP: 2 });
+  await client.connect();
+  try {
+    const out: Record<string, string> = {};
+    for await (const keys of client.scanIterator({ MATCH: `${bullPrefix}:*`, COUNT: 1000 })) {
+      for (const key of keys) {
+        const type = String(await client.sendCommand(['TYPE', key]));
+        const read: Record<string, string[]> = {
+          string: ['GET', key], hash: ['HGETALL', key], list: ['LRANGE', key, '0', '-1'], set: ['SMEMBERS', key],
+          zset: ['ZRANGE', key, '0', '-1', 'WITHSCORES'], stream: ['XRANGE', key, '-', '+'],
+        };
+        const reply = read[type] ? await client.sendCommand(read[type]!) : null;
+        // SMEMBERS and HGETALL answer in no set order.
+        const content = Array.isArray(reply) && (type === 'set' || type === 'hash') ? pairsSorted(reply as string[], type === 'hash') : reply;
+        out[key] = `${type} ${JSON.stringify(content)}`;
+      }
+    }
+    return out;
+  } finally {
+    await client.close();
+  }
+}
+
+function pairsSorted(reply: string[], pairs: boolean): string[] {
+  if (!pairs) return [...reply].sort();
+  const entries: string[] = [];
+  for (let i = 0; i + 1 < reply.length; i += 2) entries.push(`${reply[i]}=${reply[i + 1]}`);
+  return entries.sort();
+}

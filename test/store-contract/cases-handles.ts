@@ -111,6 +111,23 @@ export function handleCases(env: ContractEnv): void {
       expect(await runOrder(q, 5)).toEqual(['d', 'a', 'e', 'c', 'b']);
     });
 
+    it('changePriority() and promote() refuse a running and a finished job with JobStateError naming the states they take', async () => {
+      const q = queue('priority-refusals');
+      const job = await q.add('a', 1);
+      await claimOne(q);
+      const err = await job.changePriority({ priority: 3 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(JobStateError);
+      expect(err).toMatchObject({ state: 'active', jobId: job.id, allowed: ['waiting', 'delayed'] });
+      expect(job.priority).toBe(0); // a refused change does not touch the handle
+      await expect(job.promote()).rejects.toMatchObject({ state: 'active', allowed: ['delayed'] });
+      const done = await q.add('b', 2);
+      await runOrder(q, 1);
+      await waitFor(async () => done.isCompleted(), { message: 'b completed' });
+      await expect(done.changePriority({ priority: 1 })).rejects.toMatchObject({ state: 'completed', allowed: ['waiting', 'delayed'] });
+      await expect(done.changeDelay(1000)).rejects.toMatchObject({ state: 'completed', allowed: ['waiting', 'delayed'] });
+      expect((await q.getJob(job.id))!.priority).toBe(0);
+    });
+
     it('changePriority() orders a group\'s jobs within the group', async () => {
       const q = queue('group-priorities');
       await q.add('g1', 1, { group: { id: 'g' } });

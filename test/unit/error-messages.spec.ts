@@ -14,6 +14,10 @@ import {
 } from '../../lib/index.js';
 import { describe as describeValue } from '../../lib/common/validation.js';
 import { validateModuleOptions } from '../../lib/nest/module-options.js';
+import { SpoolPrometheus } from '../../lib/observability/prometheus.js';
+import { Outbox } from '../../lib/outbox/index.js';
+import { PostgresStore } from '../../lib/postgres/index.js';
+import { arrayOf, objectOf } from '../../lib/postgres/rows.js';
 import { testStore } from '../helpers/store.js';
 
 /** Longest message a bad argument may produce, whatever was passed: long enough for the field, the problem and the fix. */
@@ -106,6 +110,17 @@ describe('errors from bad input describe the value, never serialise it', () => {
         [`${label} as a registerQueue argument`, () => QueueModule.registerQueue(b)],
         [`${label} as a registerQueue connection`, () => QueueModule.registerQueue({ name: 'q', connection: b })],
         [`${label} as a token's connection`, () => getQueueToken('q', b)],
+        [`${label} as a registerQueue tracing`, () => QueueModule.registerQueue({ name: 'q', tracing: b })],
+        [`${label} as a registerFlowProducer tracing`, () => QueueModule.registerFlowProducer({ tracing: b })],
+        [`${label} as SpoolPrometheus options.nameLabel`, () => new SpoolPrometheus({ queues: [], nameLabel: b })],
+        [`${label} as SpoolPrometheus options.prefix`, () => new SpoolPrometheus({ queues: [], prefix: b })],
+        [`${label} as PostgresStore options.schema`, () => new PostgresStore({ connectionString: 'postgres://127.0.0.1:1/x', schema: b })],
+        [`${label} as Outbox options.schema`, () => new Outbox({ connectionString: 'postgres://127.0.0.1:1/x', schema: b })],
+        // Refused before any connection: the store at port 1 is never reached.
+        [`${label} as outbox seqs`, () => new Outbox({ connectionString: 'postgres://127.0.0.1:1/x' }).retry(b)],
+        [`${label} in outbox seqs`, () => new Outbox({ connectionString: 'postgres://127.0.0.1:1/x' }).discard(['1', b])],
+        [`${label} as a PostgreSQL function's object reply`, () => objectOf('spool.test', [b])],
+        [`${label} as a PostgreSQL function's array reply`, () => arrayOf('spool.test', b)],
       );
     }
     const lengths: number[] = [];
