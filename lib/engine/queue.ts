@@ -55,12 +55,12 @@ function opened(name: string, options: QueueOptions): { name: string; store: Sto
 
 /**
  * The producer side of a queue: add, inspect, cancel, pause, housekeeping.
- * Adds and schedulers live here; reads in queue-reads.ts, changes in queue-ops.ts.
  *
  * @example
  * const queue = new Queue<{ to: string }>('emails', { store });
  * const job = await queue.add('welcome', { to: 'ada@example.com' }, { attempts: 3 });
  */
+// Adds and schedulers are written in this file; the reads in queue-reads.ts, the changes in queue-ops.ts.
 export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Result> {
   /** The store as the caller passed it (`store` is a sharded view of it when `shards` > 1). */
   private readonly base: Store;
