@@ -53,6 +53,8 @@ function opened(name: string, options: QueueOptions): { name: string; store: Sto
   return { name: checked, store: storeFor(options.store, checked, options.shards, 'Queue options.shards') };
 }
 
+// Adds and schedulers are written in this file; the reads in queue-reads.ts, the changes in queue-ops.ts.
+
 /**
  * The producer side of a queue: add, inspect, cancel, pause, housekeeping.
  *
@@ -60,7 +62,6 @@ function opened(name: string, options: QueueOptions): { name: string; store: Sto
  * const queue = new Queue<{ to: string }>('emails', { store });
  * const job = await queue.add('welcome', { to: 'ada@example.com' }, { attempts: 3 });
  */
-// Adds and schedulers are written in this file; the reads in queue-reads.ts, the changes in queue-ops.ts.
 export class Queue<Data = unknown, Result = unknown> extends QueueOps<Data, Result> {
   /** The store as the caller passed it (`store` is a sharded view of it when `shards` > 1). */
   private readonly base: Store;
