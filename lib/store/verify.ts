@@ -138,11 +138,12 @@ function queueKeyWalk(client: RedisClientLike, keys: QueueKeys): (pattern: strin
     return a.slice(0, n);
   });
   let walked: Promise<string[]> | undefined;
+  // Every pattern verify() asks for is `<key prefix>*`.
   return async (pattern) => {
-    const prefix = pattern.endsWith('*') ? pattern.slice(0, -1) : pattern;
-    if (!prefix.startsWith(common)) return scan(client, pattern);
+    const prefix = pattern.slice(0, -1);
+    if (!pattern.endsWith('*') || !prefix.startsWith(common)) return scan(client, pattern);
     walked ??= scan(client, `${common}*`);
-    return (await walked).filter((key) => (pattern.endsWith('*') ? key.startsWith(prefix) : key === prefix));
+    return (await walked).filter((key) => key.startsWith(prefix));
   };
 }
 
